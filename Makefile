@@ -1,0 +1,180 @@
+# gtool - gradient trace toolkit.  `make help` lists the targets.
+VERSION = 0.1.0
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD ?= build
+CC ?= cc
+PKGS = hdf5 libzstd zlib fftw3
+
+# Debian packages the build and the tests need; `make deps` installs the missing ones.
+DEB_PKGS = gcc make pkg-config libhdf5-dev libzstd-dev zlib1g-dev libfftw3-dev bats clang
+
+WARN = -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align \
+	-Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \
+	-Wpointer-arith -Wundef -Wvla -Wformat=2 -Wwrite-strings -Wswitch-enum \
+	-Wfloat-equal -Wimplicit-fallthrough -Wdeclaration-after-statement \
+	-fno-common $(if $(DEVELOPER),-Werror)
+OPT ?= -O2 -g
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -DGT_VERSION=$(VERSION) $(OPT) $(WARN) \
+	$(PKG_CFLAGS) -pthread $(CFLAGS)
+SAN = -fsanitize=$(SANITIZE) -fno-sanitize-recover=$(SANITIZE) -fno-omit-frame-pointer
+CFLAGS_ALL += $(if $(SANITIZE),$(SAN))
+LDFLAGS_ALL = -pthread $(if $(SANITIZE),-fsanitize=$(SANITIZE)) $(LDFLAGS)
+LIBS = $(PKG_LIBS) -lm
+
+LIB_SRC := $(sort $(wildcard lib/*.c lib/codecs/*.c))
+FMT_SRC := $(sort $(wildcard formats/*.c))
+ANA_SRC := $(sort $(wildcard analysis/*.c))
+CMD_SRC := $(sort $(wildcard cmd/*.c))
+CORE_SRC := $(LIB_SRC) $(FMT_SRC) $(ANA_SRC)
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+obj = $(patsubst %.c,$(1)/obj/%.o,$(2))
+LIB_OBJ := $(call obj,$(BUILD),$(LIB_SRC))
+CORE_OBJ := $(call obj,$(BUILD),$(FMT_SRC) $(ANA_SRC))
+CMD_OBJ := $(call obj,$(BUILD),$(CMD_SRC))
+COMMANDS = compress decompress hist huffman ls stats
+LINKS := $(addprefix $(BUILD)/gtool-,$(COMMANDS))
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+
+.PHONY: all deps check check-unit check-asan check-cli check-fuzz demo bench \
+	install uninstall clean help lint funclen format-check valgrind fuzz
+
+all: $(BUILD)/gtool $(BUILD)/libgtool.a $(LINKS)
+
+help:
+	@echo "make deps     install the Debian packages gtool needs (when missing)"
+	@echo "make          build $(BUILD)/gtool, $(BUILD)/libgtool.a and the gtool-SUB links"
+	@echo "make check    every test: unit (plain and ASan+UBSan), Bats, fuzz replay"
+	@echo "make demo     run gtool on the bundled sample traces"
+	@echo "make bench    throughput of stats and the codecs against zstd"
+	@echo "make install  PREFIX=$(PREFIX) DESTDIR=: binary, links, man pages, completions"
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "make deps: installing$$missing"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/libgtool.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libgtool-core.a: $(CORE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/gtool: $(CMD_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CMD_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LIBS)
+
+$(BUILD)/gtool-%: $(BUILD)/gtool
+	@ln -sf gtool $@
+
+# ---- tests ------------------------------------------------------------
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< tests/fuzz/replay.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
+
+RESULTS = $(BUILD)/results
+
+check: deps
+	@rm -rf $(RESULTS); mkdir -p $(RESULTS)
+	@$(MAKE) --no-print-directory all $(UNIT_BIN)
+	@$(MAKE) --no-print-directory check-unit
+	@$(MAKE) --no-print-directory check-asan
+	@$(MAKE) --no-print-directory check-cli
+	@$(MAKE) --no-print-directory check-fuzz
+	@sh tests/summary.sh $(RESULTS)
+
+check-unit: $(UNIT_BIN)
+	@mkdir -p $(RESULTS)
+	@sh tests/run-unit.sh $(RESULTS)/unit.txt $(UNIT_BIN)
+
+check-asan:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SANITIZE=address,undefined OPT="-O1 -g" \
+		RESULTS=$(RESULTS) check-unit-asan
+
+check-unit-asan: $(UNIT_BIN)
+	@mkdir -p $(RESULTS)
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		sh tests/run-unit.sh $(RESULTS)/unit-asan.txt $(UNIT_BIN)
+
+check-cli: all
+	@mkdir -p $(RESULTS)
+	@GTOOL_BUILD=$(abspath $(BUILD)) sh tests/run-bats.sh $(RESULTS)/cli.txt tests/cli/*.bats
+
+check-fuzz:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SANITIZE=address,undefined OPT="-O1 -g" \
+		RESULTS=$(RESULTS) check-fuzz-replay
+
+check-fuzz-replay: $(FUZZ_BIN)
+	@mkdir -p $(RESULTS)
+	@sh tests/run-fuzz.sh $(RESULTS)/fuzz.txt $(FUZZ_BIN)
+
+# libFuzzer builds with clang: make fuzz FUZZ_SECONDS=60
+FUZZ_SECONDS ?= 30
+fuzz: $(LIB_SRC) $(FMT_SRC)
+	@sh tests/fuzz/run-libfuzzer.sh $(FUZZ_SECONDS) $(FUZZ_SRC)
+
+valgrind: $(UNIT_BIN)
+	@for t in $(UNIT_BIN); do valgrind -q --error-exitcode=100 --leak-check=full $$t >/dev/null || exit 1; done
+
+demo: deps all
+	@sh samples/demo.sh $(BUILD)
+
+bench: all
+	@sh tests/bench.sh $(BUILD)
+
+# ---- install ------------------------------------------------------------
+BINDIR = $(DESTDIR)$(PREFIX)/bin
+MANDIR = $(DESTDIR)$(PREFIX)/share/man
+COMPDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+
+install: all
+	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man5 $(COMPDIR) \
+		$(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/gtool
+	install -m 755 $(BUILD)/gtool $(BINDIR)/gtool
+	for c in $(COMMANDS); do ln -sf gtool $(BINDIR)/gtool-$$c; done
+	install -m 644 man/*.1 $(MANDIR)/man1/
+	install -m 644 man/*.5 $(MANDIR)/man5/
+	install -m 644 completions/gtool.bash $(COMPDIR)/gtool
+	for c in $(COMMANDS); do ln -sf gtool $(COMPDIR)/gtool-$$c; done
+	install -m 644 $(BUILD)/libgtool.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 lib/gtool.h lib/gt_error.h lib/gt_float.h lib/gt_codec.h \
+		lib/gt_bitio.h lib/gt_huff.h lib/gt_pool.h $(DESTDIR)$(PREFIX)/include/gtool/
+
+uninstall:
+	rm -f $(BINDIR)/gtool $(addprefix $(BINDIR)/gtool-,$(COMMANDS))
+
+# ---- code checks --------------------------------------------------------
+lint:
+	@sh tests/lint.sh
+
+funclen:
+	@awk 'FNR==1{fn=""} /^[a-z].*\(/ && !/;$$/ {fn=FILENAME":"FNR" "$$0; start=FNR} /^}/ && fn!="" {print FNR-start, fn; fn=""}' \
+		$(LIB_SRC) $(FMT_SRC) $(ANA_SRC) $(CMD_SRC) | sort -rn | head -20
+
+format-check:
+	@git clang-format --diff HEAD -- '*.c' '*.h' || true
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

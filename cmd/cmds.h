@@ -1,0 +1,28 @@
+/* cmds.h - the subcommands: one cmd_<name> and one argp per file */
+#ifndef GT_CMDS_H
+#define GT_CMDS_H
+
+#include <argp.h>
+
+/*
+ * Each subcommand file defines cmd_<name>(), which returns the exit status
+ * (0, 1, or 2 for usage errors) and never calls exit() itself, and its
+ * option parser <name>_argp, which `gtool __complete` reads to complete
+ * the options (the completions come from the tables, not hand-kept lists).
+ */
+#define GT_COMMANDS(X)                                                  \
+	X(compress)                                                     \
+	X(decompress)                                                   \
+	X(hist)                                                         \
+	X(huffman)                                                      \
+	X(ls)                                                           \
+	X(stats)
+
+#define X(n) int cmd_##n(int argc, char **argv); extern const struct argp n##_argp;
+GT_COMMANDS(X)
+#undef X
+
+/* Run an argp parser with gtool's conventions (exit 2 on usage errors). */
+int gt_argp_parse(const struct argp *argp, int argc, char **argv, void *input);
+
+#endif

@@ -1,0 +1,190 @@
+/* gtool.c - the multicall main: `gtool SUB ...` and `gtool-SUB ...` */
+#include <argp.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "msg.h"
+#include "util.h"
+#include "../lib/gtool.h"
+#include "../lib/banned.h"
+
+#define GT_STR_(x) #x
+#define GT_STR(x) GT_STR_(x)
+
+const char *argp_program_version = "gtool " GT_STR(GT_VERSION);
+const char *argp_program_bug_address = "the gtool issue tracker";
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const struct argp *argp;
+	const char *summary;
+};
+
+/* Kept alphabetical: a unit test checks the order. */
+static const struct command commands[] = {
+	{ "compress", cmd_compress, &compress_argp, "compress tensors into a .gtz file" },
+	{ "decompress", cmd_decompress, &decompress_argp, "decompress a .gtz file to HDF5, .npy or raw" },
+	{ "hist", cmd_hist, &hist_argp, "exponent histogram as bars, a table or an SVG chart" },
+	{ "huffman", cmd_huffman, &huffman_argp, "build, show and apply exponent Huffman tables" },
+	{ "ls", cmd_ls, &ls_argp, "list the tensors of an HDF5, .npy, raw or .gtz file" },
+	{ "stats", cmd_stats, &stats_argp, "statistics per tensor and in total" },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int gt_argp_parse(const struct argp *argp, int argc, char **argv, void *input)
+{
+	const error_t err = argp_parse(argp, argc, argv, 0, NULL, input);
+
+	return err ? 2 : 0;
+}
+
+/* `gtool __complete [CMD]`: command names, or CMD's long options. */
+static int complete(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		for (size_t i = 0; i < NCOMMANDS; i++)
+			puts(commands[i].name);
+		return 0;
+	}
+	c = find_command(argv[1]);
+	if (!c)
+		return 1;
+	for (const struct argp *a = c->argp; a; a = NULL) {
+		for (const struct argp_option *o = a->options; o && (o->name || o->key || o->doc); o++)
+			if (o->name && !(o->flags & OPTION_HIDDEN))
+				printf("--%s%s\n", o->name, o->arg ? "=" : "");
+	}
+	puts("--help");
+	puts("--usage");
+	return 0;
+}
+
+static int run_command(const struct command *c, int argc, char **argv)
+{
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "gtool %s", c->name);
+	gt_msg_set_prefix(prefix);
+	argv[0] = prefix;
+	return c->fn(argc, argv);
+}
+
+struct main_opts {
+	int sub_index;
+	int list;
+};
+
+static const struct argp_option main_options[] = {
+	{ "list-commands", 'L', NULL, 0, "print the subcommands, one per line", 0 },
+	{ 0 }
+};
+
+static error_t main_parse(int key, char *arg, struct argp_state *state)
+{
+	struct main_opts *o = state->input;
+
+	(void)arg;
+	switch (key) {
+	case 'L': o->list = 1; break;
+	case ARGP_KEY_ARG:
+		o->sub_index = state->next - 1;
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END:
+		if (!o->sub_index && !o->list)
+			argp_usage(state);
+		break;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static char *main_help(int key, const char *text, void *input)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)input;
+	if (key != ARGP_KEY_HELP_POST_DOC)
+		return (char *)(uintptr_t)text; /* argp frees only a new string */
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return (char *)(uintptr_t)text; /* argp frees only a new string */
+	fputs("Commands:\n", f);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nRun 'gtool COMMAND --help' for a command's options; each command "
+	      "also runs as 'gtool-COMMAND'. Exit status: 0 success, 1 data or "
+	      "I/O error, 2 usage error.", f);
+	fclose(f);
+	return buf;
+}
+
+static const struct argp main_argp = {
+	main_options, main_parse, "COMMAND [ARG...]",
+	"gtool -- study and compress the gradients of deep-learning training"
+	"\vsee below", NULL, main_help, NULL
+};
+
+static int finish(int status)
+{
+	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+		if (errno != EPIPE)
+			fprintf(stderr, "gtool: write error on standard output\n");
+		return 1;
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	const char *base = strrchr(argv[0], '/');
+	struct main_opts o = { 0 };
+	const struct command *c;
+
+	argp_err_exit_status = 2;
+	base = base ? base + 1 : argv[0];
+	if (!strncmp(base, "gtool-", 6)) {
+		c = find_command(base + 6);
+		if (!c) {
+			fprintf(stderr, "gtool: '%s' is not a gtool command\n", base + 6);
+			return 127;
+		}
+		return finish(run_command(c, argc, argv));
+	}
+	if (strcmp(base, "gtool") && (c = find_command(base)) != NULL)
+		return finish(run_command(c, argc, argv));
+
+	if (argc >= 2 && !strcmp(argv[1], "__complete"))
+		return finish(complete(argc - 1, argv + 1));
+	if (argp_parse(&main_argp, argc, argv, ARGP_IN_ORDER, NULL, &o))
+		return 2;
+	if (o.list) {
+		for (size_t i = 0; i < NCOMMANDS; i++)
+			puts(commands[i].name);
+		return finish(0);
+	}
+	c = find_command(argv[o.sub_index]);
+	if (!c) {
+		fprintf(stderr, "gtool: '%s' is not a gtool command; see 'gtool --help'\n",
+			argv[o.sub_index]);
+		return 2;
+	}
+	return finish(run_command(c, argc - o.sub_index, argv + o.sub_index));
+}

@@ -1,0 +1,52 @@
+/* util.h - option parsing and output helpers shared by the subcommands */
+#ifndef GT_UTIL_H
+#define GT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Checked number parsing: whole string, range inclusive; -1 on error. */
+int gt_parse_int(const char *s, long min, long max, long *ret);
+int gt_parse_double(const char *s, double min, double max, double *ret);
+/* A count with an optional binary suffix: "1M" = 2^20, "64K", "4G". */
+int gt_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *ret);
+
+/* Output formats for data.  TABLE is for people (aligned, rounded);
+ * the others carry full precision. */
+enum gt_fmt { GT_FMT_TABLE, GT_FMT_CSV, GT_FMT_TSV, GT_FMT_JSON, GT_FMT_MARKDOWN };
+/* Parse "table", "csv", "tsv", "json", "markdown"/"md"; -1 when unknown. */
+int gt_fmt_parse(const char *s, enum gt_fmt *ret);
+
+/*
+ * A table of rows under named columns, printed at the end in one of the
+ * formats.  Cells are strings or numbers; numbers are right-aligned for
+ * people and written with 17 significant digits (JSON: null for NaN/Inf)
+ * for machines.
+ */
+struct gt_table;
+struct gt_table *gt_table_new(enum gt_fmt fmt);
+/* Declare the columns before the first row. */
+void gt_table_col(struct gt_table *t, const char *name);
+/* Cells are added left to right; a row ends when all columns are filled. */
+void gt_table_str(struct gt_table *t, const char *s);
+void gt_table_int(struct gt_table *t, long long v);
+void gt_table_uint(struct gt_table *t, unsigned long long v);
+/* @prec: significant digits shown to people (machines get full precision). */
+void gt_table_num(struct gt_table *t, double v, int prec);
+/* Percent shown to people with 2 decimals; machines get the fraction x100. */
+void gt_table_pct(struct gt_table *t, double pct);
+void gt_table_print(const struct gt_table *t, FILE *out);
+void gt_table_free(struct gt_table *t);
+
+/* 1 when @path matches one of the @n patterns (fnmatch, with or without a
+ * leading '/'), or when @n is 0. */
+int gt_select_match(const char *path, char *const *patterns, size_t n);
+
+/* Number of online cores (the default for -T). */
+int gt_ncores(void);
+
+/* Human-readable byte count: "1.5 MB" (powers of 10); buf >= 16 bytes. */
+const char *gt_human_bytes(double bytes, char *buf, size_t len);
+
+#endif

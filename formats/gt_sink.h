@@ -1,0 +1,46 @@
+/* gt_sink.h - write tensors to HDF5, raw and .npy files, atomically */
+#ifndef GT_SINK_H
+#define GT_SINK_H
+
+#include "gt_source.h"
+
+struct gt_sink_opts {
+	enum gt_kind kind; /* AUTO: from the extension; raw for "-" */
+	int force;         /* overwrite an existing file */
+};
+
+struct gt_sink;
+
+/*
+ * gt_sink_open - start writing @path ("-" is stdout).  The data goes to a
+ * temporary file in the same folder that gt_sink_commit() renames over
+ * @path; gt_sink_free() without a commit removes it, so a failure never
+ * leaves a partial file and never touches an existing one.
+ * @return 0, GT_ERR(EXISTS) (@path exists and !force), GT_ERR(IO),
+ *	GT_ERR(INVAL) (GTZ kind: use the container API).
+ */
+int gt_sink_open(const char *path, const struct gt_sink_opts *o,
+		 struct gt_sink **sink_ret, struct gt_diag *d);
+
+/* HDF5: create group @g (and its parents) with its attributes; others ignore it. */
+int gt_sink_group(struct gt_sink *s, const struct gt_group_info *g,
+		  struct gt_diag *d);
+
+/*
+ * Begin tensor @t (name, dtype, shape, attributes).  Raw and .npy sinks
+ * hold one tensor: a second begin is GT_ERR(INVAL).  An unknown count
+ * (GT_COUNT_UNKNOWN) is allowed for raw only.
+ */
+int gt_sink_begin(struct gt_sink *s, const struct gt_tensor_info *t,
+		  struct gt_diag *d);
+/* Append @n values (little-endian, the tensor's dtype). */
+int gt_sink_write(struct gt_sink *s, const void *src, size_t n,
+		  struct gt_diag *d);
+/* End the tensor: GT_ERR(CORRUPT) when fewer or more values than its count came. */
+int gt_sink_end(struct gt_sink *s, struct gt_diag *d);
+/* Flush, close and rename into place (or copy to stdout). */
+int gt_sink_commit(struct gt_sink *s, struct gt_diag *d);
+/* Free; without a successful commit the temporary file is removed. */
+void gt_sink_free(struct gt_sink *s);
+
+#endif

@@ -1,0 +1,114 @@
+/* gt_source.h - read tensors from HDF5, raw, .npy and .gtz files */
+#ifndef GT_SOURCE_H
+#define GT_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../lib/gt_error.h"
+#include "../lib/gt_float.h"
+
+#define GT_MAX_RANK 32
+/* count of a raw stream read from a pipe: known only at its end */
+#define GT_COUNT_UNKNOWN UINT64_MAX
+
+enum gt_kind {
+	GT_KIND_AUTO = 0, /* from the magic bytes, then the extension */
+	GT_KIND_HDF5,
+	GT_KIND_RAW,
+	GT_KIND_NPY,
+	GT_KIND_GTZ,
+};
+
+/* Kind from a file name's extension (.h5 .hdf5 .npy .gtz .f32 .f16 .bf16
+ * .f64 .raw .bin), GT_KIND_AUTO when the extension says nothing. */
+enum gt_kind gt_kind_from_name(const char *path);
+/* "hdf5", "raw", "npy", "gtz"; NULL for AUTO. */
+const char *gt_kind_name(enum gt_kind k);
+/* Parse a --format value for files: "h5"/"hdf5", "raw", "npy", "gtz". */
+enum gt_kind gt_kind_parse(const char *s);
+
+/* Attributes, as HDF5 holds them on groups and datasets. */
+enum gt_attr_type { GT_ATTR_INT, GT_ATTR_FLOAT, GT_ATTR_STR };
+
+struct gt_attr {
+	char *name;
+	enum gt_attr_type type;
+	size_t n;  /* elements (INT, FLOAT) or string length without NUL (STR) */
+	int64_t *i; /* n values, when type is INT */
+	double *f;  /* n values, when type is FLOAT */
+	char *s;    /* NUL-terminated, when type is STR */
+};
+
+struct gt_attrs {
+	struct gt_attr *v;
+	size_t n;
+};
+
+/* Lookup by name; NULL when absent. */
+const struct gt_attr *gt_attrs_find(const struct gt_attrs *a, const char *name);
+/* Deep copy of @src appended into @dst. */
+int gt_attrs_copy(struct gt_attrs *dst, const struct gt_attrs *src);
+void gt_attrs_release(struct gt_attrs *a);
+
+struct gt_tensor_info {
+	char *name;            /* HDF5: absolute path "/step_000100/grad/fc.weight";
+				* raw, .npy: the file name without folder and extension,
+				* "-" for stdin */
+	enum gt_dtype dtype;   /* GT_DT_NONE: a dataset gtool cannot read as floats */
+	const char *type_desc; /* with GT_DT_NONE: "int32", "compound", "string", ... */
+	unsigned rank;
+	uint64_t dims[GT_MAX_RANK];
+	uint64_t count;        /* product of dims; GT_COUNT_UNKNOWN for a pipe */
+	struct gt_attrs attrs; /* dataset attributes (HDF5, .gtz) */
+};
+
+/* An HDF5 group: its absolute path ("/" for the root) and attributes.
+ * Every group of the file is listed, parents before children. */
+struct gt_group_info {
+	char *name;
+	struct gt_attrs attrs;
+};
+
+struct gt_source_opts {
+	enum gt_kind kind;     /* GT_KIND_AUTO unless --format says */
+	enum gt_dtype dtype;   /* raw input: from --dtype; NONE: from the extension */
+};
+
+struct gt_source;
+
+/*
+ * gt_source_open - open @path ("-" is stdin: raw or .npy, read once in order).
+ * Lists the tensors without reading their data.
+ * @return 0, or GT_ERR(IO) (cannot open/read), GT_ERR(CORRUPT) (not a file
+ *	of that kind), GT_ERR(TYPE) (unknown dtype), GT_ERR(INVAL) (raw size not
+ *	a multiple of the dtype), GT_ERR(UNSUPPORTED) (big-endian or Fortran .npy,
+ *	future .gtz version); @d says which and where.
+ */
+int gt_source_open(const char *path, const struct gt_source_opts *o,
+		   struct gt_source **src_ret, struct gt_diag *d);
+void gt_source_free(struct gt_source *s); /* NULL-safe */
+
+enum gt_kind gt_source_kind(const struct gt_source *s);
+const char *gt_source_path(const struct gt_source *s);
+size_t gt_source_count(const struct gt_source *s);
+const struct gt_tensor_info *gt_source_info(const struct gt_source *s, size_t i);
+size_t gt_source_ngroups(const struct gt_source *s);
+const struct gt_group_info *gt_source_group(const struct gt_source *s, size_t i);
+/* Index of the tensor named @name (with or without the leading '/'). */
+int gt_source_find(const struct gt_source *s, const char *name, size_t *idx_ret);
+
+/*
+ * gt_source_read - read values [@first, @first + @n) of tensor @i into @dst,
+ * as little-endian values of the tensor's dtype (n * size bytes).
+ * *@n_ret is @n except at the end of the data, where it is smaller (and 0
+ * past the end).  A stdin source must be read in order: @first must be
+ * where the previous read ended.
+ * @return 0, GT_ERR(TYPE) for a GT_DT_NONE tensor, GT_ERR(IO),
+ *	GT_ERR(INVAL) (a stdin raw stream whose length is not a multiple of
+ *	the dtype, an out-of-order read of stdin), GT_ERR(CORRUPT).
+ */
+int gt_source_read(struct gt_source *s, size_t i, uint64_t first, size_t n,
+		   void *dst, size_t *n_ret, struct gt_diag *d);
+
+#endif

@@ -1,0 +1,227 @@
+/* codec.c - the codec registry, option parsing and checked wrappers */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec_impl.h"
+#include "banned.h"
+
+/* Registry order is the order of --list-codecs and `gtool compare`. */
+static const struct gt_codec *const registry[] = {
+	&gt_codec_raw,
+	&gt_codec_zlib,
+	&gt_codec_zstd,
+	&gt_codec_huffexp,
+};
+#define NCODECS (sizeof(registry) / sizeof(registry[0]))
+#define GT_MAX_KV 16
+
+const struct gt_codec *gt_codec_find(const char *name)
+{
+	for (size_t i = 0; i < NCODECS; i++)
+		if (!strcmp(registry[i]->name, name))
+			return registry[i];
+	return NULL;
+}
+
+const struct gt_codec *gt_codec_by_id(unsigned id)
+{
+	for (size_t i = 0; i < NCODECS; i++)
+		if (registry[i]->id == id)
+			return registry[i];
+	return NULL;
+}
+
+const struct gt_codec *gt_codec_at(size_t i)
+{
+	return i < NCODECS ? registry[i] : NULL;
+}
+
+size_t gt_codec_count(void) { return NCODECS; }
+const char *gt_codec_name(const struct gt_codec *c) { return c->name; }
+unsigned gt_codec_id(const struct gt_codec *c) { return c->id; }
+unsigned gt_codec_flags(const struct gt_codec *c) { return c->flags; }
+const char *gt_codec_help(const struct gt_codec *c) { return c->help; }
+
+static const struct gt_codec_base *base_of(const struct gt_codec_ctx *ctx)
+{
+	return (const struct gt_codec_base *)(const void *)ctx;
+}
+
+const struct gt_codec *gt_codec_of(const struct gt_codec_ctx *ctx)
+{
+	return base_of(ctx)->codec;
+}
+
+/* Split "k=v,k=v" into @kv; "" gives no options. */
+static int parse_kv(const char *codec, const char *opts, struct gt_kv *kv,
+		    size_t *nkv_ret, struct gt_diag *d)
+{
+	size_t n = 0;
+	const char *p = opts ? opts : "";
+
+	while (*p) {
+		const char *end = strchr(p, ',');
+		const char *eq;
+		size_t klen, vlen;
+
+		if (!end)
+			end = p + strlen(p);
+		eq = memchr(p, '=', (size_t)(end - p));
+		if (!eq || eq == p)
+			return gt_diag_set(d, GT_ERR(INVAL),
+					   "codec %s: option '%.*s' is not key=value",
+					   codec, (int)(end - p), p);
+		klen = (size_t)(eq - p);
+		vlen = (size_t)(end - eq - 1);
+		if (n == GT_MAX_KV || klen >= sizeof(kv->key) || vlen >= sizeof(kv->val))
+			return gt_diag_set(d, GT_ERR(INVAL),
+					   "codec %s: too many or too long options", codec);
+		memcpy(kv[n].key, p, klen);
+		kv[n].key[klen] = 0;
+		memcpy(kv[n].val, eq + 1, vlen);
+		kv[n].val[vlen] = 0;
+		n++;
+		p = *end ? end + 1 : end;
+	}
+	*nkv_ret = n;
+	return 0;
+}
+
+int gt_codec_new(const struct gt_codec *c, const struct gt_codec_params *p,
+		 struct gt_codec_ctx **ctx_ret, struct gt_diag *d)
+{
+	struct gt_kv kv[GT_MAX_KV];
+	struct gt_codec_base *base;
+	size_t nkv = 0;
+	int rc;
+
+	*ctx_ret = NULL;
+	if (!gt_dtype_size(p->dtype))
+		return gt_diag_set(d, GT_ERR(TYPE), "codec %s: no dtype", c->name);
+	rc = parse_kv(c->name, p->opts, kv, &nkv, d);
+	if (rc < 0)
+		return rc;
+	if (p->table && !(c->flags & GT_CODEC_TABLE))
+		return gt_diag_set(d, GT_ERR(INVAL),
+				   "codec %s does not use a Huffman table", c->name);
+	rc = c->ctx_new(p, kv, nkv, ctx_ret, d);
+	if (rc < 0)
+		return rc;
+	base = (struct gt_codec_base *)(void *)*ctx_ret;
+	base->codec = c;
+	base->dtype = p->dtype;
+	return 0;
+}
+
+void gt_codec_free(struct gt_codec_ctx *ctx)
+{
+	if (ctx)
+		base_of(ctx)->codec->ctx_free(ctx);
+}
+
+size_t gt_codec_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap)
+{
+	return base_of(ctx)->codec->canon(ctx, buf, cap);
+}
+
+size_t gt_codec_bound(const struct gt_codec_ctx *ctx, size_t n)
+{
+	if (n > SIZE_MAX / 16)
+		return 0;
+	return base_of(ctx)->codec->bound(ctx, n);
+}
+
+int gt_codec_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			 void *meta, size_t meta_cap, size_t *meta_len_ret)
+{
+	const struct gt_codec *c = base_of(ctx)->codec;
+
+	*meta_len_ret = 0;
+	if (!c->block_begin)
+		return 0;
+	return c->block_begin(ctx, src, n, meta, meta_cap, meta_len_ret);
+}
+
+int gt_codec_block_load(struct gt_codec_ctx *ctx, const void *meta,
+			size_t meta_len)
+{
+	const struct gt_codec *c = base_of(ctx)->codec;
+
+	if (!c->block_load)
+		return meta_len ? GT_ERR(CORRUPT) : 0;
+	return c->block_load(ctx, meta, meta_len);
+}
+
+int gt_codec_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
+		    void *dst, size_t dst_cap, size_t *dst_len_ret)
+{
+	*dst_len_ret = 0;
+	if (n && (!src || !dst))
+		return GT_ERR(INVAL);
+	return base_of(ctx)->codec->encode(ctx, src, n, dst, dst_cap, dst_len_ret);
+}
+
+int gt_codec_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
+		    void *dst, size_t n)
+{
+	if ((n && !dst) || (src_len && !src))
+		return GT_ERR(INVAL);
+	return base_of(ctx)->codec->decode(ctx, src, src_len, dst, n);
+}
+
+int gt_codec_spec_parse(const char *spec, const struct gt_codec **c_ret,
+			const char **opts_ret, struct gt_diag *d)
+{
+	const char *colon = strchr(spec, ':');
+	const size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+
+	for (size_t i = 0; i < NCODECS; i++) {
+		if (strlen(registry[i]->name) == len &&
+		    !memcmp(registry[i]->name, spec, len)) {
+			*c_ret = registry[i];
+			*opts_ret = colon ? colon + 1 : "";
+			return 0;
+		}
+	}
+	return gt_diag_set(d, GT_ERR(NOTFOUND), "unknown codec '%.*s'", (int)len, spec);
+}
+
+int gt_kv_int(const struct gt_kv *kv, const char *codec, long min, long max,
+	      long *ret, struct gt_diag *d)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(kv->val, &end, 10);
+	if (errno || end == kv->val || *end || v < min || v > max)
+		return gt_diag_set(d, GT_ERR(INVAL),
+				   "codec %s: invalid %s '%s': expected %ld-%ld",
+				   codec, kv->key, kv->val, min, max);
+	*ret = v;
+	return 0;
+}
+
+int gt_kv_double(const struct gt_kv *kv, const char *codec, double min,
+		 double max, double *ret, struct gt_diag *d)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(kv->val, &end);
+	if (errno || end == kv->val || *end || !(v >= min && v <= max))
+		return gt_diag_set(d, GT_ERR(INVAL),
+				   "codec %s: invalid %s '%s': expected %g-%g",
+				   codec, kv->key, kv->val, min, max);
+	*ret = v;
+	return 0;
+}
+
+int gt_kv_unknown(const struct gt_kv *kv, const char *codec, struct gt_diag *d)
+{
+	return gt_diag_set(d, GT_ERR(INVAL), "unknown option '%s' for codec %s",
+			   kv->key, codec);
+}

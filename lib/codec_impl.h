@@ -1,0 +1,64 @@
+/* codec_impl.h - what a codec file provides (internal to lib/) */
+#ifndef GT_CODEC_IMPL_H
+#define GT_CODEC_IMPL_H
+
+#include "gt_codec.h"
+
+/*
+ * A codec is one file in lib/codecs/ defining one `const struct gt_codec`
+ * and one line in the registry (codec.c).  It keeps no global state: all
+ * state lives in the context it allocates.  The wrappers in codec.c check
+ * arguments once, so the functions below may assume:
+ *   - ctx_new: p->dtype is a valid dtype; @kv holds the parsed options;
+ *   - encode: dst_cap bytes are writable, n values readable;
+ *   - decode: n values writable.
+ */
+struct gt_kv {
+	char key[32];
+	char val[96];
+};
+
+struct gt_codec {
+	const char *name; /* CLI name: lowercase, stable */
+	uint8_t id;       /* container id: stable, never reused */
+	unsigned flags;   /* GT_CODEC_* */
+	const char *help; /* options, one per line */
+	int (*ctx_new)(const struct gt_codec_params *p, const struct gt_kv *kv,
+		       size_t nkv, struct gt_codec_ctx **ctx_ret,
+		       struct gt_diag *d);
+	void (*ctx_free)(struct gt_codec_ctx *ctx);
+	size_t (*canon)(const struct gt_codec_ctx *ctx, char *buf, size_t cap);
+	size_t (*bound)(const struct gt_codec_ctx *ctx, size_t n);
+	/* optional, NULL when the codec has no block state */
+	int (*block_begin)(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			   void *meta, size_t meta_cap, size_t *meta_len_ret);
+	int (*block_load)(struct gt_codec_ctx *ctx, const void *meta,
+			  size_t meta_len);
+	int (*encode)(struct gt_codec_ctx *ctx, const void *src, size_t n,
+		      void *dst, size_t dst_cap, size_t *dst_len_ret);
+	int (*decode)(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
+		      void *dst, size_t n);
+};
+
+/*
+ * Every context starts with this header, so that the wrappers can find
+ * the codec: `struct gt_codec_ctx { struct gt_codec_base base; ... }`.
+ */
+struct gt_codec_base {
+	const struct gt_codec *codec;
+	enum gt_dtype dtype;
+};
+
+/* Option helpers for ctx_new: each returns GT_ERR(INVAL) with @d set. */
+int gt_kv_int(const struct gt_kv *kv, const char *codec, long min, long max,
+	      long *ret, struct gt_diag *d);
+int gt_kv_double(const struct gt_kv *kv, const char *codec, double min,
+		 double max, double *ret, struct gt_diag *d);
+int gt_kv_unknown(const struct gt_kv *kv, const char *codec, struct gt_diag *d);
+
+extern const struct gt_codec gt_codec_raw;
+extern const struct gt_codec gt_codec_zlib;
+extern const struct gt_codec gt_codec_zstd;
+extern const struct gt_codec gt_codec_huffexp;
+
+#endif

@@ -1,0 +1,110 @@
+/* gt_codec.h - the codec registry and the calls every codec answers */
+#ifndef GT_CODEC_H
+#define GT_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gt_error.h"
+#include "gt_float.h"
+
+enum gt_codec_flags {
+	GT_CODEC_LOSSLESS = 1 << 0,    /* decode(encode(x)) == x, bit for bit */
+	GT_CODEC_NEEDS_OPTIM = 1 << 1, /* needs optimizer context (gcomp) */
+	GT_CODEC_STOCHASTIC = 1 << 2,  /* takes a seed */
+	GT_CODEC_TABLE = 1 << 3,       /* accepts a static Huffman table */
+};
+
+/* What a context is made from: on encode from the command line, on decode
+ * from the tensor header of a .gtz file. */
+struct gt_codec_params {
+	enum gt_dtype dtype;
+	const char *opts;     /* "key=value,key=value"; NULL or "" for defaults */
+	const void *table;    /* serialized static Huffman table (gt_huff_save), or NULL */
+	size_t table_len;
+};
+
+struct gt_codec;
+struct gt_codec_ctx;
+
+/* The codec named @name ("zstd"), or NULL. */
+const struct gt_codec *gt_codec_find(const char *name);
+/* The codec with container id @id, or NULL. */
+const struct gt_codec *gt_codec_by_id(unsigned id);
+/* Codec number @i in registry order (i < gt_codec_count()). */
+const struct gt_codec *gt_codec_at(size_t i);
+size_t gt_codec_count(void);
+
+const char *gt_codec_name(const struct gt_codec *c);
+unsigned gt_codec_id(const struct gt_codec *c);
+unsigned gt_codec_flags(const struct gt_codec *c);
+/* One line per option: "level=N  zstd level, 1-19 (default 3)". */
+const char *gt_codec_help(const struct gt_codec *c);
+
+/*
+ * gt_codec_new - a context for @c with parameters @p.  Unknown or invalid
+ * options are GT_ERR(INVAL) with @d saying which ("unknown option 'x' for
+ * codec zstd"); a dtype the codec cannot code is GT_ERR(TYPE).
+ * Contexts are used by one thread at a time; make one per thread.
+ * Returns a context the caller frees with gt_codec_free().
+ */
+int gt_codec_new(const struct gt_codec *c, const struct gt_codec_params *p,
+		 struct gt_codec_ctx **ctx_ret, struct gt_diag *d);
+void gt_codec_free(struct gt_codec_ctx *ctx); /* NULL-safe */
+const struct gt_codec *gt_codec_of(const struct gt_codec_ctx *ctx);
+
+/*
+ * gt_codec_canon - the options in canonical form ("level=19"), every
+ * option with its value, as written into the tensor header.  Returns the
+ * length; the string is truncated (but NUL-terminated) when @cap is short.
+ */
+size_t gt_codec_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap);
+
+/*
+ * gt_codec_bound - the most bytes encode() can write for a chunk of @n
+ * values; 0 when that does not fit in size_t.  A true worst case.
+ */
+size_t gt_codec_bound(const struct gt_codec_ctx *ctx, size_t n);
+
+/*
+ * Block-level side information (a per-block Huffman table): the encoder
+ * calls gt_codec_block_begin() once per block with all of its values, and
+ * stores the @meta bytes it returns in the block header; every context
+ * that then codes chunks of that block (on any thread) first gets the
+ * same bytes through gt_codec_block_load().  Codecs without block state
+ * return 0 bytes and accept 0 bytes.
+ * @return 0, GT_ERR(DST_TOO_SMALL), GT_ERR(CORRUPT) (load of bad meta).
+ */
+#define GT_CODEC_META_MAX 8192
+int gt_codec_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			 void *meta, size_t meta_cap, size_t *meta_len_ret);
+int gt_codec_block_load(struct gt_codec_ctx *ctx, const void *meta,
+			size_t meta_len);
+
+/*
+ * gt_codec_encode - code @n values at @src (little-endian, the context's
+ * dtype) into @dst; never writes past @dst_cap.
+ * @return 0, GT_ERR(DST_TOO_SMALL) when @dst_cap is below what the data
+ *	needs (always enough at gt_codec_bound()).
+ */
+int gt_codec_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
+		    void *dst, size_t dst_cap, size_t *dst_len_ret);
+
+/*
+ * gt_codec_decode - decode exactly @n values from @src_len bytes at @src
+ * into @dst.  The input is hostile: every read is bounds-checked.
+ * @return 0, GT_ERR(CORRUPT) (bad code, wrong value count, bytes left
+ *	over), GT_ERR(TRUNCATED) (input ends early).
+ */
+int gt_codec_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
+		    void *dst, size_t n);
+
+/*
+ * gt_codec_spec_parse - split "-c NAME[:k=v,...]" into the codec and its
+ * option string.  *@opts_ret points into @spec (or is "").
+ * @return 0, GT_ERR(NOTFOUND) with @d naming the unknown codec.
+ */
+int gt_codec_spec_parse(const char *spec, const struct gt_codec **c_ret,
+			const char **opts_ret, struct gt_diag *d);
+
+#endif

@@ -1,12 +1,475 @@
-/* compress.c - placeholder while the subcommand is being written */
+/* compress.c - `gtool compress`: tensors of any input into a .gtz file */
 #include <argp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cmds.h"
 #include "msg.h"
+#include "util.h"
+#include "../formats/gt_gtz.h"
+#include "../formats/gt_source.h"
+#include "../formats/gt_ght.h"
+#include "../formats/gt_trace.h"
+#include "../lib/gt_huff.h"
+#include "../lib/banned.h"
 
-const struct argp compress_argp = { 0 };
+struct compress_opts {
+	const char *input, *output, *codec, *table_path;
+	char **datasets;
+	size_t ndatasets;
+	int list_codecs;
+	long level, table_refresh;
+	unsigned threads;
+	uint64_t block_values, chunk_values;
+	struct gt_source_opts src;
+	int force, verbose;
+};
+
+enum { OPT_TABLE = 256, OPT_REFRESH, OPT_BLOCK, OPT_CHUNK, OPT_DTYPE, OPT_FORMAT };
+
+static const struct argp_option options[] = {
+	{ "codec", 'c', "NAME[:K=V,...]", 0, "codec and its options (default huffexp; see --list-codecs)", 0 },
+	{ "level", 'l', "N", 0, "level for zstd (1-22) and zlib (1-9), as codec option level=N", 0 },
+	{ "table", OPT_TABLE, "FILE", 0, "static Huffman table from 'gtool huffman build' (huffexp)", 0 },
+	{ "table-refresh", OPT_REFRESH, "N", 0, "on a trace: rebuild the table every N steps from the steps before", 0 },
+	{ "output", 'o', "FILE", 0, "output file (default: INPUT.gtz; stdout for '-')", 0 },
+	{ "force", 'f', NULL, 0, "overwrite an existing output file", 0 },
+	{ "threads", 'T', "N", 0, "worker threads (default: all cores); the output does not depend on it", 0 },
+	{ "block-size", OPT_BLOCK, "N", 0, "values per block (default 1M; K, M suffixes)", 0 },
+	{ "chunk-size", OPT_CHUNK, "N", 0, "values per chunk, the unit of parallel work (default 64K)", 0 },
+	{ "dataset", 'd', "PATTERN", 0, "compress only datasets matching PATTERN (repeatable)", 0 },
+	{ "dtype", OPT_DTYPE, "DTYPE", 0, "dtype of raw input: f32, f16, bf16, f64", 0 },
+	{ "format", OPT_FORMAT, "KIND", 0, "input format: hdf5, npy, raw (default: from the file)", 0 },
+	{ "list-codecs", 'L', NULL, 0, "list the codecs and their options, then exit", 0 },
+	{ "quiet", 'q', NULL, 0, "no progress, warnings or summary", 0 },
+	{ "verbose", 'v', NULL, 0, "a line per tensor", 0 },
+	{ 0 }
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct compress_opts *o = state->input;
+
+	switch (key) {
+	case 'c': o->codec = arg; break;
+	case 'l':
+		if (gt_parse_int(arg, 1, 22, &o->level) < 0)
+			argp_error(state, "invalid level '%s': expected 1-22", arg);
+		break;
+	case OPT_TABLE: o->table_path = arg; break;
+	case OPT_REFRESH:
+		if (gt_parse_int(arg, 1, 1L << 30, &o->table_refresh) < 0)
+			argp_error(state, "invalid table refresh '%s': expected a step count", arg);
+		break;
+	case 'o': o->output = arg; break;
+	case 'f': o->force = 1; break;
+	case 'T':
+		if (gt_parse_threads(arg, &o->threads) < 0)
+			argp_error(state, "invalid thread count '%s'", arg);
+		break;
+	case OPT_BLOCK:
+		if (gt_parse_size(arg, GT_GTZ_CHUNK_MIN, GT_GTZ_BLOCK_MAX, &o->block_values) < 0)
+			argp_error(state, "invalid block size '%s': expected %u-%u values",
+				   arg, GT_GTZ_CHUNK_MIN, GT_GTZ_BLOCK_MAX);
+		break;
+	case OPT_CHUNK:
+		if (gt_parse_size(arg, GT_GTZ_CHUNK_MIN, GT_GTZ_BLOCK_MAX, &o->chunk_values) < 0)
+			argp_error(state, "invalid chunk size '%s'", arg);
+		break;
+	case 'd':
+		o->datasets = xrealloc(o->datasets, (o->ndatasets + 1) * sizeof(*o->datasets));
+		o->datasets[o->ndatasets++] = arg;
+		break;
+	case OPT_DTYPE:
+		o->src.dtype = gt_dtype_from_name(arg);
+		if (o->src.dtype == GT_DT_NONE)
+			argp_error(state, "unknown dtype '%s': expected f32, f16, bf16 or f64", arg);
+		break;
+	case OPT_FORMAT:
+		o->src.kind = gt_kind_parse(arg);
+		if (o->src.kind == GT_KIND_AUTO || o->src.kind == GT_KIND_GTZ)
+			argp_error(state, "unknown input format '%s': expected hdf5, npy or raw", arg);
+		break;
+	case 'L': o->list_codecs = 1; break;
+	case 'q': gt_msg_set_quiet(1); break;
+	case 'v': o->verbose = 1; break;
+	case ARGP_KEY_ARG:
+		if (o->input)
+			argp_error(state, "one input file at a time");
+		o->input = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!o->input && !o->list_codecs)
+			argp_usage(state);
+		break;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp compress_argp = {
+	options, parse_opt, "FILE",
+	"Compress the floating-point tensors of FILE (HDF5, .npy, raw, or '-' for "
+	"stdin) into a .gtz container. On an HDF5 file, every float dataset is "
+	"compressed and the groups and attributes are kept, so 'gtool decompress' "
+	"gives the file back.",
+	NULL, NULL, NULL
+};
+
+static void list_codecs(void)
+{
+	for (size_t i = 0; i < gt_codec_count(); i++) {
+		const struct gt_codec *c = gt_codec_at(i);
+		const char *h = gt_codec_help(c);
+
+		printf("%-10s id %-3u %s\n", gt_codec_name(c), gt_codec_id(c),
+		       gt_codec_flags(c) & GT_CODEC_LOSSLESS ? "lossless" : "lossy");
+		while (h && *h) {
+			const char *nl = strchrnul(h, '\n');
+
+			printf("    %.*s\n", (int)(nl - h), h);
+			h = *nl ? nl + 1 : nl;
+		}
+	}
+}
+
+/* Codec options: the spec's, plus level=N from -l. */
+static char *codec_options(const struct compress_opts *o, const struct gt_codec *c,
+			   const char *spec_opts)
+{
+	char *opts;
+
+	if (!o->level)
+		return xstrdup(spec_opts);
+	if (strcmp(gt_codec_name(c), "zstd") && strcmp(gt_codec_name(c), "zlib"))
+		return NULL;
+	if (asprintf(&opts, "%s%slevel=%ld", spec_opts, *spec_opts ? "," : "", o->level) < 0)
+		gt_die("out of memory");
+	return opts;
+}
+
+struct blob {
+	void *p;
+	size_t len;
+};
+
+struct job {
+	const struct compress_opts *o;
+	struct gt_source *src;
+	struct gt_gtz_writer *w;
+	const struct gt_codec *codec;
+	char *opts;
+	void *table;
+	size_t table_len;
+	struct blob *tables;     /* --table-refresh: per tensor, or NULL */
+	struct blob *owned;      /* the refreshed tables, to free */
+	size_t nowned;
+	void *buf;
+	size_t buf_values;
+	uint64_t in_bytes;
+	size_t ntensors;
+	struct gt_progress progress;
+};
+
+static int compress_tensor(struct job *j, size_t i)
+{
+	const struct gt_tensor_info *t = gt_source_info(j->src, i);
+	const unsigned width = gt_dtype_size(t->dtype);
+	struct gt_gtz_coding c = { 0 };
+	struct gt_diag d = { "" };
+	uint64_t at = 0;
+	int rc;
+
+	c.codec = j->codec;
+	c.params.dtype = t->dtype;
+	c.params.opts = j->opts;
+	c.params.table = j->table;
+	c.params.table_len = j->table_len;
+	if (j->tables) {
+		c.params.table = j->tables[i].p;
+		c.params.table_len = j->tables[i].len;
+	}
+	c.block_values = (uint32_t)j->o->block_values;
+	c.chunk_values = (uint32_t)j->o->chunk_values;
+	rc = gt_gtz_begin(j->w, t, &c, &d);
+	if (rc < 0)
+		return gt_error("%s: %s", j->o->input, d.msg);
+	for (;;) {
+		size_t got = 0;
+
+		rc = gt_source_read(j->src, i, at, j->buf_values, j->buf, &got, &d);
+		if (rc < 0)
+			return gt_error("%s: %s", j->o->input, d.msg);
+		if (!got)
+			break;
+		rc = gt_gtz_write(j->w, j->buf, got, &d);
+		if (rc < 0)
+			return gt_error("%s: %s", j->o->output, d.msg);
+		at += got;
+		j->in_bytes += got * width;
+		gt_progress_add(&j->progress, got * width);
+	}
+	rc = gt_gtz_end(j->w, &d);
+	if (rc < 0)
+		return gt_error("%s: %s", j->o->output, d.msg);
+	if (j->o->verbose)
+		fprintf(stderr, "%s: %s: %llu values\n", gt_msg_prefix(), t->name,
+			(unsigned long long)at);
+	j->ntensors++;
+	return 0;
+}
+
+/* Which tensors: the selected float ones; a pattern must match something. */
+static int select_tensors(struct job *j, unsigned char *sel, uint64_t *bytes)
+{
+	const struct compress_opts *o = j->o;
+	const size_t n = gt_source_count(j->src);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct gt_tensor_info *t = gt_source_info(j->src, i);
+
+		if (!gt_select_match(t->name, o->datasets, o->ndatasets))
+			continue;
+		if (t->dtype == GT_DT_NONE) {
+			if (o->ndatasets)
+				return gt_error("%s: dataset %s has type %s, not floating point",
+						o->input, t->name, t->type_desc);
+			gt_warn("%s: skipping dataset %s: %s data is not compressed",
+				o->input, t->name, t->type_desc);
+			continue;
+		}
+		sel[i] = 1;
+		if (t->count != GT_COUNT_UNKNOWN)
+			*bytes += t->count * gt_dtype_size(t->dtype);
+	}
+	for (size_t k = 0; k < o->ndatasets; k++) {
+		int hit = 0;
+
+		for (size_t i = 0; i < n && !hit; i++)
+			hit = gt_select_match(gt_source_info(j->src, i)->name, &o->datasets[k], 1);
+		if (!hit)
+			return gt_error("%s: dataset %s not found", o->input, o->datasets[k]);
+	}
+	return 0;
+}
+
+static void summary(const struct job *j)
+{
+	char a[32], b[32];
+	const uint64_t out = gt_gtz_writer_bytes(j->w);
+
+	if (gt_msg_quiet() || (!j->o->verbose && !isatty(STDERR_FILENO)))
+		return;
+	fprintf(stderr, "%s: %zu tensor%s, %s -> %s (%.2f%%)\n", j->o->input,
+		j->ntensors, j->ntensors == 1 ? "" : "s",
+		gt_human_bytes((double)j->in_bytes, a, sizeof(a)),
+		gt_human_bytes((double)out, b, sizeof(b)),
+		j->in_bytes ? 100.0 * (double)out / (double)j->in_bytes : 0.0);
+}
+
+/* Add the values of tensor @i to @h. */
+static int hist_tensor(struct job *j, size_t i, struct gt_huff_hist *h)
+{
+	const struct gt_tensor_info *t = gt_source_info(j->src, i);
+	struct gt_diag d = { "" };
+	uint64_t at = 0;
+	size_t got;
+
+	if (t->dtype != h->dtype)
+		return gt_error("%s: %s: --table-refresh needs gradients of one dtype",
+				j->o->input, t->name);
+	do {
+		if (gt_source_read(j->src, i, at, j->buf_values, j->buf, &got, &d) < 0)
+			return gt_error("%s: %s", j->o->input, d.msg);
+		gt_huff_hist(h, j->buf, got);
+		at += got;
+	} while (got);
+	return 0;
+}
+
+/* The table built from the histogram of the last window of steps. */
+static int window_table(struct job *j, const struct gt_huff_hist *h, struct blob *b)
+{
+	struct gt_huff_table *t = xcalloc(1, sizeof(*t));
+	size_t len = 0;
+	int rc;
+
+	b->p = xmalloc(GT_HUFF_SAVE_MAX);
+	rc = gt_huff_build(t, h, GT_HUFF_MAXLEN_DEFAULT, GT_HUFF_BEST, GT_HUFF_STATIC);
+	if (rc >= 0)
+		rc = gt_huff_save(t, b->p, GT_HUFF_SAVE_MAX, &len);
+	free(t);
+	b->len = len;
+	j->owned = xrealloc(j->owned, (j->nowned + 1) * sizeof(*j->owned));
+	j->owned[j->nowned++] = *b;
+	return rc < 0 ? gt_error("cannot build a refreshed table: %s", gt_strerror(rc)) : 0;
+}
+
+/*
+ * --table-refresh N (the GComp paper's periodic update, §4.4): the
+ * gradients of steps [kN, (k+1)N) are coded with a static table built from
+ * those of steps [(k-1)N, kN); the first N steps use --table, or a table of
+ * each block's own when there is none.  Other tensors keep per-block tables.
+ */
+static int refresh_tables(struct job *j, const unsigned char *sel)
+{
+	const size_t n = gt_source_count(j->src);
+	struct gt_huff_hist *h = xcalloc(1, sizeof(*h));
+	struct blob cur = { j->table, j->table_len };
+	struct gt_trace *tr = NULL;
+	struct gt_diag d = { "" };
+	int rc = gt_trace_open(j->src, &tr, &d), have = 0;
+
+	if (rc < 0 || !gt_trace_nsteps(tr))
+		rc = gt_error("%s: --table-refresh needs a trace with step groups", j->o->input);
+	j->tables = xcalloc(n ? n : 1, sizeof(*j->tables));
+	for (size_t s = 0; rc >= 0 && s < gt_trace_nsteps(tr); s++) {
+		const struct gt_trace_step *st = gt_trace_step(tr, s);
+
+		if (s && s % (size_t)j->o->table_refresh == 0) {
+			if (have)
+				rc = window_table(j, h, &cur);
+			have = 0;
+		}
+		for (size_t k = 0; rc >= 0 && k < st->n_grads; k++) {
+			const size_t i = st->grads[k];
+
+			if (!sel[i])
+				continue;
+			if (!have++)
+				gt_huff_hist_init(h, gt_source_info(j->src, i)->dtype);
+			j->tables[i] = cur;
+			rc = hist_tensor(j, i, h);
+		}
+	}
+	for (size_t i = 0; rc >= 0 && i < n; i++)
+		if (!j->tables[i].p && j->table)
+			j->tables[i] = (struct blob){ j->table, j->table_len };
+	gt_trace_free(tr);
+	free(h);
+	return rc;
+}
+
+static int write_all(struct job *j)
+{
+	const size_t n = gt_source_count(j->src);
+	unsigned char *sel = xcalloc(n ? n : 1, 1);
+	uint64_t total = 0;
+	struct gt_diag d = { "" };
+	int rc = select_tensors(j, sel, &total);
+
+	for (size_t g = 0; rc >= 0 && g < gt_source_ngroups(j->src); g++) {
+		rc = gt_gtz_write_group(j->w, gt_source_group(j->src, g), &d);
+		if (rc < 0)
+			rc = gt_error("%s: %s", j->o->output, d.msg);
+	}
+	if (rc >= 0 && j->o->table_refresh)
+		rc = refresh_tables(j, sel);
+	gt_progress_init(&j->progress, "compressing", total);
+	for (size_t i = 0; rc >= 0 && i < n; i++)
+		if (sel[i])
+			rc = compress_tensor(j, i);
+	gt_progress_end(&j->progress);
+	if (rc >= 0) {
+		rc = gt_gtz_writer_commit(j->w, &d);
+		if (rc < 0)
+			rc = gt_error("%s: %s", j->o->output, d.msg);
+	}
+	if (rc >= 0)
+		summary(j);
+	free(sel);
+	return rc;
+}
+
+static int load_table(struct job *j)
+{
+	struct gt_ght g;
+	struct gt_diag d = { "" };
+
+	if (!j->o->table_path)
+		return 0;
+	if (!(gt_codec_flags(j->codec) & GT_CODEC_TABLE))
+		return gt_error("codec %s does not use a Huffman table", gt_codec_name(j->codec));
+	if (gt_ght_read(j->o->table_path, &g, &d) < 0)
+		return gt_error("%s: %s", j->o->table_path, d.msg);
+	j->table = g.table;
+	j->table_len = g.table_len;
+	g.table = NULL;
+	gt_ght_release(&g);
+	return 0;
+}
+
+static int run_compress(struct compress_opts *o)
+{
+	struct job j = { 0 };
+	const char *spec_opts = "";
+	struct gt_diag d = { "" };
+	char *out = NULL;
+	int rc;
+
+	j.o = o;
+	if (gt_codec_spec_parse(o->codec ? o->codec : "huffexp", &j.codec, &spec_opts, &d) < 0) {
+		gt_error("%s; see 'gtool compress --list-codecs'", d.msg);
+		return 2;
+	}
+	j.opts = codec_options(o, j.codec, spec_opts);
+	if (!j.opts) {
+		gt_error("codec %s has no level", gt_codec_name(j.codec));
+		return 2;
+	}
+	if (!o->output) {
+		if (asprintf(&out, "%s.gtz", o->input) < 0)
+			gt_die("out of memory");
+		o->output = strcmp(o->input, "-") ? out : "-";
+	}
+	if (!strcmp(o->output, "-") && isatty(STDOUT_FILENO)) {
+		rc = gt_error("refusing to write compressed data to a terminal; use -o FILE or a pipe");
+		goto out;
+	}
+	rc = load_table(&j);
+	if (rc < 0)
+		goto out;
+	rc = gt_source_open(o->input, &o->src, &j.src, &d);
+	if (rc < 0) {
+		rc = gt_error("%s: %s", o->input, d.msg);
+		goto out;
+	}
+	rc = gt_gtz_writer_open(o->output, o->force, o->threads, &j.w, &d);
+	if (rc < 0) {
+		rc = gt_error("%s", d.msg);
+		goto out;
+	}
+	j.buf_values = o->block_values ? (size_t)o->block_values : GT_GTZ_BLOCK_DEFAULT;
+	j.buf = xmalloc(j.buf_values * 8);
+	rc = write_all(&j);
+out:
+	gt_gtz_writer_free(j.w);
+	gt_source_free(j.src);
+	free(j.buf);
+	for (size_t i = 0; i < j.nowned; i++)
+		free(j.owned[i].p);
+	free(j.owned);
+	free(j.tables);
+	free(j.table);
+	free(j.opts);
+	free(out);
+	return rc < 0 ? 1 : 0;
+}
 
 int cmd_compress(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	return gt_error("not built yet") ? 1 : 1;
+	struct compress_opts o = { 0 };
+	int rc = gt_argp_parse(&compress_argp, argc, argv, &o);
+
+	if (!rc && o.list_codecs) {
+		list_codecs();
+	} else if (!rc) {
+		if (!o.threads)
+			o.threads = (unsigned)gt_ncores();
+		rc = run_compress(&o);
+	}
+	free(o.datasets);
+	return rc;
 }

@@ -1,12 +1,512 @@
-/* huffman.c - placeholder while the subcommand is being written */
+/* huffman.c - `gtool huffman build|show|apply`: static exponent tables */
 #include <argp.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmds.h"
 #include "msg.h"
+#include "util.h"
+#include "../formats/gt_ght.h"
+#include "../formats/gt_source.h"
+#include "../formats/gt_trace.h"
+#include "../lib/gt_huff.h"
+#include "../lib/banned.h"
 
-const struct argp huffman_argp = { 0 };
+struct huffman_opts {
+	const char *action;   /* build, show, apply */
+	char **files;
+	size_t nfiles;
+	const char *output, *table;
+	char **datasets;
+	size_t ndatasets;
+	struct gt_source_opts src;
+	enum gt_fmt fmt;
+	long maxlen;
+	enum gt_huff_method method;
+	int force, verbose;
+};
+
+enum { OPT_TABLE = 256, OPT_FORMAT, OPT_DTYPE, OPT_MAXLEN, OPT_METHOD };
+
+static const struct argp_option options[] = {
+	{ "output", 'o', "FILE", 0, "build: the table file to write (.ght)", 0 },
+	{ "table", OPT_TABLE, "FILE", 0, "apply: the table to measure", 0 },
+	{ "dataset", 'd', "PATTERN", 0, "only datasets matching PATTERN (repeatable; "
+	  "default: the gradients of a trace, else every float dataset)", 0 },
+	{ "maxlen", OPT_MAXLEN, "N", 0, "build: longest code n_theta, 1-15 (default 12)", 0 },
+	{ "method", OPT_METHOD, "M", 0, "build: best, gcomp or pm (default best)", 0 },
+	{ "dtype", OPT_DTYPE, "DTYPE", 0, "dtype of raw input", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "table, csv, tsv, json, markdown", 0 },
+	{ "force", 'f', NULL, 0, "build: overwrite an existing table file", 0 },
+	{ "verbose", 'v', NULL, 0, "build: show what both builders cost", 0 },
+	{ "quiet", 'q', NULL, 0, "no warnings", 0 },
+	{ 0 }
+};
+
+static void push(char ***v, size_t *n, char *s)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = s;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct huffman_opts *o = state->input;
+
+	switch (key) {
+	case 'o': o->output = arg; break;
+	case OPT_TABLE: o->table = arg; break;
+	case 'd': push(&o->datasets, &o->ndatasets, arg); break;
+	case OPT_MAXLEN:
+		if (gt_parse_int(arg, GT_HUFF_MAXLEN_MIN, GT_HUFF_MAXLEN_MAX, &o->maxlen) < 0)
+			argp_error(state, "invalid maxlen '%s': expected 1-15", arg);
+		break;
+	case OPT_METHOD:
+		if (!strcmp(arg, "best"))
+			o->method = GT_HUFF_BEST;
+		else if (!strcmp(arg, "gcomp"))
+			o->method = GT_HUFF_GCOMP;
+		else if (!strcmp(arg, "pm"))
+			o->method = GT_HUFF_PM;
+		else
+			argp_error(state, "unknown method '%s': expected best, gcomp or pm", arg);
+		break;
+	case OPT_DTYPE:
+		o->src.dtype = gt_dtype_from_name(arg);
+		if (o->src.dtype == GT_DT_NONE)
+			argp_error(state, "unknown dtype '%s': expected f32, f16, bf16 or f64", arg);
+		break;
+	case OPT_FORMAT:
+		if (gt_fmt_parse(arg, &o->fmt) < 0)
+			argp_error(state, "unknown format '%s'", arg);
+		break;
+	case 'f': o->force = 1; break;
+	case 'v': o->verbose = 1; break;
+	case 'q': gt_msg_set_quiet(1); break;
+	case ARGP_KEY_ARG:
+		if (!o->action) {
+			if (strcmp(arg, "build") && strcmp(arg, "show") && strcmp(arg, "apply"))
+				argp_error(state, "unknown action '%s': expected build, show or apply", arg);
+			o->action = arg;
+		} else {
+			push(&o->files, &o->nfiles, arg);
+		}
+		break;
+	case ARGP_KEY_END:
+		if (!o->action || !o->nfiles)
+			argp_usage(state);
+		if (!strcmp(o->action, "build") && !o->output)
+			argp_error(state, "build needs -o FILE");
+		if (!strcmp(o->action, "apply") && !o->table)
+			argp_error(state, "apply needs --table FILE");
+		if (!strcmp(o->action, "show") && o->nfiles != 1)
+			argp_error(state, "show takes one table file");
+		break;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp huffman_argp = {
+	options, parse_opt,
+	"build [OPTION...] -o TABLE.ght FILE...\n"
+	"show [OPTION...] TABLE.ght\n"
+	"apply [OPTION...] --table TABLE.ght FILE...",
+	"Static exponent Huffman tables (the GComp paper's prior knowledge, §4.4).\v"
+	"build: count the exponent symbols of FILE... and write a length-limited "
+	"table with an escape code.  show: each symbol's count, share, code length "
+	"and code.  apply: per tensor, the exponent bits per value with the table, "
+	"with the tensor's own optimal table, and the token entropy, and the share "
+	"of values escaped.",
+	NULL, NULL, NULL
+};
+
+/* ---- reading tensors into histograms ------------------------------------ */
+
+struct input {
+	struct gt_source *src;
+	unsigned char *sel;
+};
+
+/* The default selection of a trace is its gradients; else every float dataset. */
+static int select_inputs(const struct huffman_opts *o, const char *file, struct input *in)
+{
+	const size_t n = gt_source_count(in->src);
+	struct gt_trace *tr = NULL;
+	struct gt_diag d = { "" };
+	int grads_only = 0;
+
+	in->sel = xcalloc(n ? n : 1, 1);
+	if (!o->ndatasets && gt_trace_open(in->src, &tr, &d) >= 0 && gt_trace_nsteps(tr)) {
+		grads_only = 1;
+		for (size_t s = 0; s < gt_trace_nsteps(tr); s++) {
+			const struct gt_trace_step *st = gt_trace_step(tr, s);
+
+			for (size_t k = 0; k < st->n_grads; k++)
+				in->sel[st->grads[k]] = 1;
+		}
+	}
+	gt_trace_free(tr);
+	for (size_t i = 0; i < n && !grads_only; i++) {
+		const struct gt_tensor_info *t = gt_source_info(in->src, i);
+
+		if (!gt_select_match(t->name, o->datasets, o->ndatasets))
+			continue;
+		if (t->dtype == GT_DT_NONE && o->ndatasets)
+			return gt_error("%s: dataset %s has type %s, not floating point",
+					file, t->name, t->type_desc);
+		in->sel[i] = t->dtype != GT_DT_NONE;
+	}
+	for (size_t k = 0; k < o->ndatasets; k++) {
+		int hit = 0;
+
+		for (size_t i = 0; i < n && !hit; i++)
+			hit = gt_select_match(gt_source_info(in->src, i)->name, &o->datasets[k], 1);
+		if (!hit)
+			return gt_error("%s: dataset %s not found", file, o->datasets[k]);
+	}
+	return 0;
+}
+
+static int open_input(const struct huffman_opts *o, const char *file, struct input *in)
+{
+	struct gt_diag d = { "" };
+
+	memset(in, 0, sizeof(*in));
+	if (gt_source_open(file, &o->src, &in->src, &d) < 0)
+		return gt_error("%s: %s", file, d.msg);
+	return select_inputs(o, file, in);
+}
+
+static void close_input(struct input *in)
+{
+	gt_source_free(in->src);
+	free(in->sel);
+}
+
+#define READ_VALUES (1u << 20)
+
+/* Add tensor @i to @h (whose dtype must match). */
+static int hist_tensor(struct input *in, size_t i, const char *file,
+		       struct gt_huff_hist *h, void *buf)
+{
+	const struct gt_tensor_info *t = gt_source_info(in->src, i);
+	struct gt_diag d = { "" };
+	uint64_t at = 0;
+	size_t got;
+
+	if (t->dtype != h->dtype)
+		return gt_error("%s: %s is %s where the table is for %s: select one dtype with -d",
+				file, t->name, gt_dtype_name(t->dtype), gt_dtype_name(h->dtype));
+	do {
+		if (gt_source_read(in->src, i, at, READ_VALUES, buf, &got, &d) < 0)
+			return gt_error("%s: %s", file, d.msg);
+		gt_huff_hist(h, buf, got);
+		at += got;
+	} while (got);
+	return 0;
+}
+
+/* Bits of the sign and mantissa that @t's coding of @h carries. */
+static uint64_t mantissa_bits(const struct gt_huff_table *t, const struct gt_huff_hist *h)
+{
+	const unsigned nsyms = gt_huff_nsyms(h->dtype);
+	const unsigned esc = nsyms - 1;
+	uint64_t bits = 0;
+
+	for (unsigned s = 0; s < nsyms; s++) {
+		struct gt_huff_sym hs;
+
+		if (s == esc || !h->count[s] || gt_huff_resolve(t, s, &hs) < 0)
+			continue;
+		if (hs.mant)
+			bits += h->count[s] * (1 + gt_dtype_man_bits(h->dtype));
+		/* without runs, the zeros of each run are coded one by one */
+		if (s == GT_HUFF_ZERO(gt_dtype_exp_bits(h->dtype)) && hs.mant &&
+		    !gt_huff_runs_used(t))
+			bits += h->run_zeros * (1 + gt_dtype_man_bits(h->dtype));
+	}
+	return bits;
+}
+
+/* Build the histogram of every selected tensor of every file. */
+static int gather(const struct huffman_opts *o, struct gt_huff_hist *h)
+{
+	void *buf = xmalloc((size_t)READ_VALUES * 8);
+	int rc = 0, have = 0;
+
+	for (size_t f = 0; f < o->nfiles && rc >= 0; f++) {
+		struct input in;
+
+		rc = open_input(o, o->files[f], &in);
+		for (size_t i = 0; rc >= 0 && i < gt_source_count(in.src); i++) {
+			if (!in.sel[i])
+				continue;
+			if (!have++)
+				gt_huff_hist_init(h, gt_source_info(in.src, i)->dtype);
+			rc = hist_tensor(&in, i, o->files[f], h, buf);
+		}
+		close_input(&in);
+	}
+	free(buf);
+	if (rc >= 0 && !have)
+		rc = gt_error("%s: no floating-point data", o->files[0]);
+	return rc;
+}
+
+static const char *method_name(enum gt_huff_method m)
+{
+	switch (m) {
+	case GT_HUFF_GCOMP: return "gcomp";
+	case GT_HUFF_PM: return "pm";
+	case GT_HUFF_BEST: return "best";
+	}
+	return "?";
+}
+
+/* -v: what each builder's table costs on the data it was built from. */
+static void show_builders(const struct huffman_opts *o, const struct gt_huff_hist *h,
+			  unsigned maxlen)
+{
+	static const enum gt_huff_method methods[] = { GT_HUFF_GCOMP, GT_HUFF_PM };
+	struct gt_table *tab = gt_table_new(o->fmt);
+	struct gt_huff_table *t = xmalloc(sizeof(*t));
+
+	gt_table_col(tab, "method");
+	gt_table_col(tab, "bits_per_value");
+	gt_table_col(tab, "exponent_bits_per_value");
+	gt_table_col(tab, "escaped_pct");
+	gt_table_col(tab, "longest_code");
+	for (size_t m = 0; m < 2; m++) {
+		uint64_t bits = 0, esc = 0;
+		unsigned longest = 0;
+
+		if (gt_huff_build(t, h, maxlen, methods[m], GT_HUFF_STATIC) < 0 ||
+		    gt_huff_cost(t, h, &bits, &esc) < 0)
+			continue;
+		for (unsigned s = 0; s < t->nsyms; s++)
+			longest = t->len[s] > longest ? t->len[s] : longest;
+		gt_table_str(tab, method_name(methods[m]));
+		gt_table_num(tab, (double)bits / (double)h->n, 6);
+		gt_table_num(tab, (double)(bits - mantissa_bits(t, h)) / (double)h->n, 6);
+		gt_table_pct(tab, 100.0 * (double)esc / (double)h->n);
+		gt_table_uint(tab, longest);
+	}
+	gt_table_print(tab, stdout);
+	gt_table_free(tab);
+	free(t);
+}
+
+static int run_build(const struct huffman_opts *o)
+{
+	const unsigned maxlen = o->maxlen ? (unsigned)o->maxlen : GT_HUFF_MAXLEN_DEFAULT;
+	struct gt_huff_hist *h = xcalloc(1, sizeof(*h));
+	struct gt_huff_table *t = xcalloc(1, sizeof(*t));
+	unsigned char bytes[GT_HUFF_SAVE_MAX];
+	struct gt_ght g = { 0 };
+	struct gt_diag d = { "" };
+	size_t len = 0;
+	int rc = gather(o, h);
+
+	if (rc >= 0 && gt_huff_build(t, h, maxlen, o->method, GT_HUFF_STATIC) < 0)
+		rc = gt_error("cannot build a table: %s", gt_strerror(GT_ERR(NOMEM)));
+	if (rc >= 0 && gt_huff_save(t, bytes, sizeof(bytes), &len) < 0)
+		rc = gt_error("cannot save the table");
+	if (rc >= 0) {
+		g.dtype = h->dtype;
+		g.table = bytes;
+		g.table_len = len;
+		g.hist = h->count;
+		g.nsyms = gt_huff_nsyms(h->dtype);
+		if (gt_ght_write(o->output, o->force, &g, &d) < 0)
+			rc = gt_error("%s", d.msg);
+	}
+	if (rc >= 0 && o->verbose)
+		show_builders(o, h, maxlen);
+	free(h);
+	free(t);
+	return rc;
+}
+
+static void symbol_label(enum gt_dtype dt, unsigned s, char *buf, size_t len)
+{
+	const unsigned e = gt_dtype_exp_bits(dt);
+
+	if (s == GT_HUFF_ZERO(e))
+		snprintf(buf, len, "+0");
+	else if (s == GT_HUFF_NZERO(e))
+		snprintf(buf, len, "-0");
+	else if (s == GT_HUFF_RUN(e))
+		snprintf(buf, len, "run of +0");
+	else if (s == GT_HUFF_ESC(e))
+		snprintf(buf, len, "escape");
+	else if (s == 0)
+		snprintf(buf, len, "subnormal");
+	else if (s == (1u << e) - 1)
+		snprintf(buf, len, "inf/nan");
+	else
+		snprintf(buf, len, "2^%d", (int)s - gt_dtype_bias(dt));
+}
+
+static int run_show(const struct huffman_opts *o)
+{
+	struct gt_huff_table *t = xcalloc(1, sizeof(*t));
+	struct gt_table *tab = gt_table_new(o->fmt);
+	struct gt_ght g;
+	struct gt_diag d = { "" };
+	uint64_t total = 0;
+	int rc = 0;
+
+	if (gt_ght_read(o->files[0], &g, &d) < 0) {
+		rc = gt_error("%s: %s", o->files[0], d.msg);
+		goto out;
+	}
+	if (gt_huff_load(t, g.table, g.table_len, GT_HUFF_STATIC) < 0 ||
+	    t->dtype != g.dtype || t->nsyms != g.nsyms) {
+		rc = gt_error("%s: impossible code table", o->files[0]);
+		goto out;
+	}
+	for (unsigned s = 0; s < g.nsyms; s++)
+		total += g.hist[s];
+	gt_table_col(tab, "symbol");
+	gt_table_col(tab, "field");
+	gt_table_col(tab, "value");
+	gt_table_col(tab, "count");
+	gt_table_col(tab, "pct");
+	gt_table_col(tab, "length");
+	gt_table_col(tab, "code");
+	gt_table_col(tab, "escaped");
+	for (unsigned s = 0; s < g.nsyms; s++) {
+		char label[32], code[GT_HUFF_MAXLEN_MAX + 1];
+
+		if (!g.hist[s] && !t->len[s])
+			continue;
+		symbol_label(g.dtype, s, label, sizeof(label));
+		for (unsigned b = 0; b < t->len[s]; b++)
+			code[b] = (char)('0' + ((t->code[s] >> b) & 1));
+		code[t->len[s]] = 0;
+		gt_table_uint(tab, s);
+		if (s < (1u << gt_dtype_exp_bits(g.dtype)))
+			gt_table_uint(tab, s);
+		else
+			gt_table_str(tab, "-");
+		gt_table_str(tab, label);
+		gt_table_uint(tab, g.hist[s]);
+		gt_table_pct(tab, total ? 100.0 * (double)g.hist[s] / (double)total : 0.0);
+		gt_table_uint(tab, t->len[s]);
+		gt_table_str(tab, code);
+		gt_table_str(tab, t->len[s] ? "no" : "yes");
+	}
+	gt_table_print(tab, stdout);
+out:
+	gt_ght_release(&g);
+	gt_table_free(tab);
+	free(t);
+	return rc;
+}
+
+struct apply_ctx {
+	struct gt_huff_table *table, *own;
+	struct gt_huff_hist *h;
+	struct gt_table *tab;
+	void *buf;
+};
+
+static int apply_row(struct apply_ctx *a, const char *file, const char *name)
+{
+	const struct gt_huff_hist *h = a->h;
+	uint64_t bits = 0, esc = 0, own_bits = 0, own_esc = 0;
+	const double n = h->n ? (double)h->n : 1.0;
+	uint64_t tokens = 0;
+
+	if (gt_huff_cost(a->table, h, &bits, &esc) < 0)
+		return gt_error("%s: %s: the table cannot code this data", file, name);
+	if (gt_huff_build(a->own, h, a->table->maxlen, GT_HUFF_BEST, 0) < 0 ||
+	    gt_huff_cost(a->own, h, &own_bits, &own_esc) < 0)
+		return gt_error("%s: %s: cannot build its own table", file, name);
+	for (unsigned s = 0; s < gt_huff_nsyms(h->dtype); s++)
+		tokens += h->count[s];
+	gt_table_str(a->tab, file);
+	gt_table_str(a->tab, name);
+	gt_table_uint(a->tab, h->n);
+	gt_table_num(a->tab, (double)(bits - mantissa_bits(a->table, h)) / n, 5);
+	gt_table_num(a->tab, (double)(own_bits - mantissa_bits(a->own, h)) / n, 5);
+	gt_table_num(a->tab, gt_huff_entropy(h) * (double)tokens / n, 5);
+	gt_table_pct(a->tab, 100.0 * (double)esc / n);
+	gt_table_num(a->tab, (double)bits / n, 5);
+	return 0;
+}
+
+static int apply_file(const struct huffman_opts *o, const char *file, struct apply_ctx *a)
+{
+	struct input in;
+	int rc = open_input(o, file, &in);
+
+	for (size_t i = 0; rc >= 0 && i < gt_source_count(in.src); i++) {
+		const struct gt_tensor_info *t = gt_source_info(in.src, i);
+
+		if (!in.sel[i])
+			continue;
+		gt_huff_hist_init(a->h, a->table->dtype);
+		rc = hist_tensor(&in, i, file, a->h, a->buf);
+		if (rc >= 0)
+			rc = apply_row(a, file, t->name);
+	}
+	close_input(&in);
+	return rc;
+}
+
+static int run_apply(const struct huffman_opts *o)
+{
+	struct apply_ctx a;
+	struct gt_ght g;
+	struct gt_diag d = { "" };
+	static const char *const cols[] = {
+		"file", "name", "values", "table_bits_per_value", "own_bits_per_value",
+		"entropy_bits_per_value", "escaped_pct", "total_bits_per_value",
+	};
+	int rc = 0;
+
+	a.table = xcalloc(1, sizeof(*a.table));
+	a.own = xcalloc(1, sizeof(*a.own));
+	a.h = xcalloc(1, sizeof(*a.h));
+	a.buf = xmalloc((size_t)READ_VALUES * 8);
+	a.tab = gt_table_new(o->fmt);
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+		gt_table_col(a.tab, cols[c]);
+	if (gt_ght_read(o->table, &g, &d) < 0)
+		rc = gt_error("%s: %s", o->table, d.msg);
+	else if (gt_huff_load(a.table, g.table, g.table_len, GT_HUFF_STATIC) < 0)
+		rc = gt_error("%s: impossible code table", o->table);
+	gt_ght_release(&g);
+	for (size_t f = 0; rc >= 0 && f < o->nfiles; f++)
+		rc = apply_file(o, o->files[f], &a);
+	if (rc >= 0)
+		gt_table_print(a.tab, stdout);
+	gt_table_free(a.tab);
+	free(a.table);
+	free(a.own);
+	free(a.h);
+	free(a.buf);
+	return rc;
+}
 
 int cmd_huffman(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	return gt_error("not built yet") ? 1 : 1;
+	struct huffman_opts o = { .method = GT_HUFF_BEST };
+	int rc = gt_argp_parse(&huffman_argp, argc, argv, &o);
+
+	if (!rc) {
+		if (!strcmp(o.action, "build"))
+			rc = run_build(&o) < 0;
+		else if (!strcmp(o.action, "show"))
+			rc = run_show(&o) < 0;
+		else
+			rc = run_apply(&o) < 0;
+	}
+	free(o.files);
+	free(o.datasets);
+	return rc;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "msg.h"
@@ -347,4 +348,56 @@ const char *gt_human_bytes(double bytes, char *buf, size_t len)
 	}
 	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
 	return buf;
+}
+
+double gt_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void gt_progress_init(struct gt_progress *p, const char *what, uint64_t total)
+{
+	memset(p, 0, sizeof(*p));
+	p->on = !gt_msg_quiet() && isatty(STDERR_FILENO);
+	p->what = what;
+	p->total = total;
+	p->last = gt_now();
+}
+
+void gt_progress_add(struct gt_progress *p, uint64_t n)
+{
+	double now;
+
+	p->done += n;
+	if (!p->on)
+		return;
+	now = gt_now();
+	if (now - p->last < 0.2)
+		return;
+	p->last = now;
+	if (p->total && p->total != UINT64_MAX)
+		fprintf(stderr, "\r%s: %s %3.0f%% ", gt_msg_prefix(), p->what,
+			100.0 * (double)p->done / (double)p->total);
+	else
+		fprintf(stderr, "\r%s: %s %llu values ", gt_msg_prefix(), p->what,
+			(unsigned long long)p->done);
+}
+
+void gt_progress_end(struct gt_progress *p)
+{
+	if (p->on)
+		fputs("\r\033[K", stderr);
+}
+
+int gt_parse_threads(const char *s, unsigned *ret)
+{
+	long v;
+
+	if (gt_parse_int(s, 1, 1024, &v) < 0)
+		return -1;
+	*ret = (unsigned)v;
+	return 0;
 }

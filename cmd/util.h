@@ -49,4 +49,22 @@ int gt_ncores(void);
 /* Human-readable byte count: "1.5 MB" (powers of 10); buf >= 16 bytes. */
 const char *gt_human_bytes(double bytes, char *buf, size_t len);
 
+
+
+/* A progress line on stderr, only when stderr is a terminal and not -q. */
+struct gt_progress {
+	int on;
+	const char *what;
+	uint64_t total, done;
+	double last;
+};
+void gt_progress_init(struct gt_progress *p, const char *what, uint64_t total);
+void gt_progress_add(struct gt_progress *p, uint64_t n);
+void gt_progress_end(struct gt_progress *p);
+
+/* Wall-clock seconds from a monotonic clock. */
+double gt_now(void);
+
+/* Parse -T: "N" (1-1024); 0 from the caller means all cores. */
+int gt_parse_threads(const char *s, unsigned *ret);
 #endif

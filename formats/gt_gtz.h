@@ -1,0 +1,109 @@
+/* gt_gtz.h - the .gtz container: streaming writer and reader (GTZ.md) */
+#ifndef GT_GTZ_H
+#define GT_GTZ_H
+
+#include <stdio.h>
+
+#include "../lib/gt_codec.h"
+#include "gt_source.h"
+
+#define GT_GTZ_VERSION_MAJOR 1
+#define GT_GTZ_VERSION_MINOR 0
+#define GT_GTZ_BLOCK_DEFAULT (1u << 20) /* values per block */
+#define GT_GTZ_CHUNK_DEFAULT (1u << 16) /* values per chunk */
+#define GT_GTZ_BLOCK_MAX (1u << 24) /* 128 MiB of f64: the most a reader allocates */
+#define GT_GTZ_CHUNK_MIN 64u
+
+/* What the writer needs to know about one tensor's coding. */
+struct gt_gtz_coding {
+	const struct gt_codec *codec;
+	struct gt_codec_params params; /* dtype, options, static table */
+	uint32_t block_values;         /* 0: GT_GTZ_BLOCK_DEFAULT */
+	uint32_t chunk_values;         /* 0: GT_GTZ_CHUNK_DEFAULT (or the block, if smaller) */
+};
+
+struct gt_gtz_writer;
+
+/*
+ * gt_gtz_writer_open - start a .gtz file at @path ("-": stdout).  Like
+ * gt_sink, it writes a temporary file renamed into place on commit, and
+ * refuses an existing @path unless @force.  @threads workers code the
+ * chunks of each block; the bytes written do not depend on it.
+ * @return 0, GT_ERR(EXISTS), GT_ERR(IO), GT_ERR(NOMEM).
+ */
+int gt_gtz_writer_open(const char *path, int force, unsigned threads,
+		       struct gt_gtz_writer **w_ret, struct gt_diag *d);
+/* Record an HDF5 group and its attributes (decompress recreates it). */
+int gt_gtz_write_group(struct gt_gtz_writer *w, const struct gt_group_info *g,
+		       struct gt_diag *d);
+/* Begin a tensor; its count may be GT_COUNT_UNKNOWN (a pipe). */
+int gt_gtz_begin(struct gt_gtz_writer *w, const struct gt_tensor_info *t,
+		 const struct gt_gtz_coding *c, struct gt_diag *d);
+/* Append @n values; full blocks are coded and written as they fill. */
+int gt_gtz_write(struct gt_gtz_writer *w, const void *src, size_t n,
+		 struct gt_diag *d);
+/* Flush the last block and close the tensor (its count must match when known). */
+int gt_gtz_end(struct gt_gtz_writer *w, struct gt_diag *d);
+/* Write the index and trailer, flush, rename into place. */
+int gt_gtz_writer_commit(struct gt_gtz_writer *w, struct gt_diag *d);
+/* Free; without a commit the temporary file is removed. */
+void gt_gtz_writer_free(struct gt_gtz_writer *w);
+/* Bytes written so far (the whole file after commit). */
+uint64_t gt_gtz_writer_bytes(const struct gt_gtz_writer *w);
+/* Blocks of the current tensor stored raw because coding would grow them. */
+uint64_t gt_gtz_writer_raw_blocks(const struct gt_gtz_writer *w);
+
+/* ---- reading ------------------------------------------------------------ */
+
+enum gt_gtz_event {
+	GT_GTZ_EOF = 0,    /* the index and trailer were read and checked */
+	GT_GTZ_GROUP,      /* gt_gtz_group() is valid */
+	GT_GTZ_TENSOR,     /* gt_gtz_tensor() is valid */
+	GT_GTZ_DATA,       /* gt_gtz_data() holds one decoded block */
+	GT_GTZ_TENSOR_END, /* the tensor's values are complete */
+};
+
+struct gt_gtz_tensor {
+	struct gt_tensor_info info;
+	const struct gt_codec *codec;
+	char *opts;          /* canonical codec options */
+	void *table;         /* static Huffman table bytes, or NULL */
+	size_t table_len;
+	uint32_t block_values, chunk_values;
+};
+
+struct gt_gtz_reader;
+
+/*
+ * gt_gtz_reader_open - read a .gtz stream from @f, in order (a pipe is
+ * fine).  @name is used in messages.  The reader does not close @f.
+ * Every length and count is checked before use; a block's CRC-32 is
+ * checked after decoding.  @d names the block: "block 3: CRC mismatch".
+ * @return 0, GT_ERR(CORRUPT) (not a .gtz file), GT_ERR(UNSUPPORTED)
+ *	(a future major version), GT_ERR(TRUNCATED).
+ */
+int gt_gtz_reader_open(FILE *f, unsigned threads, struct gt_gtz_reader **r_ret,
+		       struct gt_diag *d);
+void gt_gtz_reader_free(struct gt_gtz_reader *r);
+/* The next event; on error, @d says where. */
+int gt_gtz_next(struct gt_gtz_reader *r, enum gt_gtz_event *ev_ret,
+		struct gt_diag *d);
+const struct gt_group_info *gt_gtz_group(const struct gt_gtz_reader *r);
+const struct gt_gtz_tensor *gt_gtz_tensor(const struct gt_gtz_reader *r);
+/* The decoded values of the last GT_GTZ_DATA event (owned by the reader). */
+void gt_gtz_data(const struct gt_gtz_reader *r, const void **data_ret,
+		 size_t *n_ret);
+
+/* For `gtool ls`: what a .gtz source (gt_source_open) knows per tensor. */
+struct gt_gtz_meta {
+	const char *codec;
+	const char *opts;
+	uint64_t stored_bytes; /* block records of the tensor, headers included */
+	uint64_t blocks, raw_blocks;
+	int static_table;
+};
+/* @return 0, GT_ERR(INVAL) when @s is not a .gtz source. */
+int gt_gtz_source_meta(const struct gt_source *s, size_t i,
+		       struct gt_gtz_meta *m_ret);
+
+#endif

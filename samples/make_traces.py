@@ -1,0 +1,339 @@
+#!/usr/bin/python3
+"""Make the sample gradient traces of gtool from small, real PyTorch runs.
+
+Run from the repository root (CPU only, about a minute):
+
+    /usr/bin/python3 samples/make_traces.py
+
+Writes, in samples/:
+
+    mlp_sgd.h5     MLP 64-128-64-10 (ReLU) on scikit-learn digits, SGD+momentum
+    cnn_adam.h5    small CNN on the 8x8 digits, Adam
+    lstm_adamw.h5  character-level LSTM on a licence text, AdamW, cosine lr
+    dtypes.h5      one gradient as f32, f16, f64 and bf16, plus int64 /labels
+    grads.f32      that same gradient, raw little-endian float32
+    grads.npy      that same gradient, .npy, 2-D
+
+The layout is the one of DESIGN.md ("The trace layout in HDF5"). The function
+dump_step() below is self-contained: copy it into your own training loop.
+
+Needs Debian's python3-torch, python3-h5py, python3-numpy, python3-sklearn.
+"""
+
+import os
+import sys
+
+
+def dump_step(h5file, step, model, optimizer):
+    """Take one optimizer step and record it in gtool's HDF5 trace layout.
+
+    Call it after loss.backward(), *instead of* optimizer.step():
+
+        loss.backward()
+        if step in steps_to_dump:
+            dump_step(h5, step, model, optimizer)   # calls optimizer.step()
+        else:
+            optimizer.step()
+
+    h5file    an h5py.File opened for writing ("w" or "a").
+    step      the 1-based number of this optimizer step (the number of
+              optimizer.step() calls including this one); Adam's bias
+              correction uses t = step.
+    model     the torch.nn.Module (its named_parameters() give the names).
+    optimizer a torch.optim.SGD, Adam or AdamW (any optimizer works; its
+              per-parameter state buffers are written as found) with a
+              single param group.
+
+    It writes, in group /step_NNNNNN (6 digits):
+      grad/<name>            p.grad
+      param/<name>           p before the step
+      state/<buffer>/<name>  optimizer.state[p][buffer] before the step
+                             (absent buffers, e.g. SGD's momentum_buffer or
+                             Adam's exp_avg before the first step, are
+                             skipped; the scalar 'step' entry is skipped)
+      param_next/<name>      p after PyTorch's own optimizer.step()
+    Datasets keep the tensor's dtype (float32/float16/float64; bfloat16 is
+    stored as uint16 bit patterns with attribute dtype="bfloat16"),
+    contiguous, no filter. Parameters without a gradient are skipped.
+
+    Attributes: the first call puts the optimizer name (lower case) and its
+    hyperparameters on the root group; every step group gets "step" and any
+    hyperparameter whose value differs from the root's (e.g. a scheduled lr).
+    Flags (nesterov, amsgrad, ...) are int64 0/1, numbers float64, betas a
+    two-element float64 attribute, names variable-length UTF-8 strings.
+    A reader takes a step's attribute from the step group, else from the root.
+    """
+    import numpy as np
+    import torch
+
+    if len(optimizer.param_groups) != 1:
+        raise ValueError("dump_step: only one optimizer param group is supported")
+    group = optimizer.param_groups[0]
+
+    def to_numpy(t):
+        t = t.detach().cpu()
+        if t.dtype == torch.bfloat16:
+            return t.view(torch.int16).numpy().view(np.uint16).copy(), "bfloat16"
+        return t.numpy().copy(), None
+
+    def put(path, tensor):
+        arr, tag = to_numpy(tensor)
+        ds = h5file.create_dataset(path, data=arr, track_times=False)
+        if tag is not None:
+            ds.attrs["dtype"] = tag
+
+    hyper = {}
+    for key, val in group.items():
+        if key == "params" or val is None:
+            continue
+        if isinstance(val, bool):  # flags (nesterov, amsgrad, maximize) as int 0/1
+            hyper[key] = np.int64(val)
+        elif isinstance(val, (int, float)):  # numbers as float64 (SGD's dampening=0 too)
+            hyper[key] = np.float64(val)
+        elif isinstance(val, (tuple, list)) and all(isinstance(v, (int, float)) for v in val):
+            hyper[key] = np.asarray(val, dtype=np.float64)
+    if "optimizer" not in h5file.attrs:
+        h5file.attrs["optimizer"] = type(optimizer).__name__.lower()
+        for key, val in hyper.items():
+            h5file.attrs[key] = val
+
+    named = [(n, p) for n, p in model.named_parameters() if p.grad is not None]
+    g = h5file.create_group("step_%06d" % step)
+    g.attrs["step"] = np.int64(step)
+    for key, val in hyper.items():
+        root = h5file.attrs.get(key)
+        if root is None or np.shape(root) != np.shape(val) or np.any(root != val):
+            g.attrs[key] = val
+
+    for name, p in named:
+        put("step_%06d/grad/%s" % (step, name), p.grad)
+        put("step_%06d/param/%s" % (step, name), p)
+        for buf, val in optimizer.state.get(p, {}).items():
+            if buf == "step" or not torch.is_tensor(val) or val.shape != p.shape:
+                continue
+            put("step_%06d/state/%s/%s" % (step, buf, name), val)
+
+    optimizer.step()
+
+    for name, p in named:
+        put("step_%06d/param_next/%s" % (step, name), p)
+
+
+# ---------------------------------------------------------------------------
+# The sample runs.
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SEED = 1234
+
+
+def setup():
+    import random
+    import numpy as np
+    import torch
+    random.seed(SEED)
+    np.random.seed(SEED)
+    torch.manual_seed(SEED)
+    torch.set_num_threads(1)
+    try:
+        torch.use_deterministic_algorithms(True)
+    except Exception as e:  # pragma: no cover
+        print("warning: deterministic algorithms unavailable:", e, file=sys.stderr)
+
+
+def open_trace(path, model_desc, dataset):
+    import h5py
+    import torch
+    f = h5py.File(path, "w", libver="earliest", track_order=False)
+    f.attrs["model"] = model_desc
+    f.attrs["dataset"] = dataset
+    f.attrs["torch_version"] = str(torch.__version__)
+    f.attrs["created_by"] = "samples/make_traces.py"
+    f.attrs["seed"] = SEED
+    return f
+
+
+def digits():
+    import numpy as np
+    import torch
+    from sklearn.datasets import load_digits
+    d = load_digits()
+    x = (d.data / 16.0).astype(np.float32)
+    y = d.target.astype(np.int64)
+    perm = np.random.RandomState(SEED).permutation(len(y))
+    x, y = x[perm], y[perm]
+    ntest = 297
+    return (torch.from_numpy(x[ntest:]), torch.from_numpy(y[ntest:]),
+            torch.from_numpy(x[:ntest]), torch.from_numpy(y[:ntest]))
+
+
+def batches(n, bs, gen):
+    """Endless shuffled mini-batch index stream (drops the last partial batch)."""
+    import torch
+    while True:
+        perm = torch.randperm(n, generator=gen)
+        for i in range(0, n - bs + 1, bs):
+            yield perm[i:i + bs]
+
+
+def train_classifier(path, model, model_desc, optimizer, shape, steps, total):
+    import torch
+    import torch.nn.functional as F
+    xtr, ytr, xte, yte = digits()
+    gen = torch.Generator().manual_seed(SEED)
+    it = batches(len(ytr), 32, gen)
+    with open_trace(path, model_desc, "sklearn digits 8x8 (1500 train / 297 test), x/16") as f:
+        for step in range(1, total + 1):
+            idx = next(it)
+            xb = xtr[idx].view(shape)
+            optimizer.zero_grad(set_to_none=True)
+            loss = F.cross_entropy(model(xb), ytr[idx])
+            loss.backward()
+            if step in steps:
+                dump_step(f, step, model, optimizer)
+                print("  %s step %d loss %.4f" % (os.path.basename(path), step, loss.item()))
+            else:
+                optimizer.step()
+        with torch.no_grad():
+            acc = (model(xte.view((-1,) + tuple(shape[1:]))).argmax(1) == yte).float().mean().item()
+        f.attrs["test_accuracy"] = acc
+        print("  %s test accuracy %.3f" % (os.path.basename(path), acc))
+
+
+def make_mlp():
+    import torch
+    import torch.nn as nn
+    setup()
+    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 64), nn.ReLU(),
+                          nn.Linear(64, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4)
+    train_classifier(os.path.join(HERE, "mlp_sgd.h5"), model,
+                     "MLP 64-128-64-10 ReLU (nn.Sequential)", opt, (-1, 64),
+                     {1, 20, 100, 300, 600}, 600)
+
+
+def make_cnn():
+    import torch
+    import torch.nn as nn
+
+    class SmallCNN(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 8, 3, padding=1)
+            self.conv2 = nn.Conv2d(8, 16, 3, padding=1)
+            self.fc = nn.Linear(16 * 4 * 4, 10)
+
+        def forward(self, x):
+            x = torch.relu(self.conv1(x))
+            x = torch.relu(self.conv2(x))
+            x = nn.functional.max_pool2d(x, 2)
+            return self.fc(x.flatten(1))
+
+    setup()
+    model = SmallCNN()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    train_classifier(os.path.join(HERE, "cnn_adam.h5"), model,
+                     "CNN conv1 1-8 3x3 pad1, ReLU, conv2 8-16 3x3 pad1, ReLU, maxpool 2, fc 256-10",
+                     opt, (-1, 1, 8, 8), {1, 10, 50, 200, 500}, 500)
+
+
+def licence_text():
+    base = "/usr/share/common-licenses"
+    path = os.path.join(base, "GPL-3")
+    if not os.path.isfile(path):
+        cands = sorted(p for p in os.listdir(base) if os.path.isfile(os.path.join(base, p)))
+        path = os.path.join(base, cands[0])
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return path, fh.read()
+
+
+def make_lstm():
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class CharLSTM(nn.Module):
+        def __init__(self, vocab):
+            super().__init__()
+            self.embed = nn.Embedding(vocab, 32)
+            self.lstm = nn.LSTM(32, 64, num_layers=1, batch_first=True)
+            self.head = nn.Linear(64, vocab)
+
+        def forward(self, x):
+            h, _ = self.lstm(self.embed(x))
+            return self.head(h)
+
+    setup()
+    src, text = licence_text()
+    vocab = sorted(set(text))
+    ids = torch.tensor([vocab.index(c) for c in text], dtype=torch.int64)
+    model = CharLSTM(len(vocab))
+    total, seq, bs = 500, 64, 32
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=total, eta_min=3e-4)
+    gen = torch.Generator().manual_seed(SEED)
+    path = os.path.join(HERE, "lstm_adamw.h5")
+    steps = {1, 25, 150, 500}
+    with open_trace(path, "char LSTM: embedding %d-32, LSTM 32-64 1 layer, linear 64-%d"
+                    % (len(vocab), len(vocab)),
+                    "%s (%d chars, vocab %d), windows of %d, batch %d"
+                    % (src, len(text), len(vocab), seq, bs)) as f:
+        f.attrs["lr_schedule"] = "CosineAnnealingLR(T_max=%d, eta_min=3e-4), stepped after each step" % total
+        for step in range(1, total + 1):
+            starts = torch.randint(0, len(ids) - seq - 1, (bs,), generator=gen)
+            xb = torch.stack([ids[s:s + seq] for s in starts])
+            yb = torch.stack([ids[s + 1:s + seq + 1] for s in starts])
+            opt.zero_grad(set_to_none=True)
+            loss = F.cross_entropy(model(xb).reshape(-1, len(vocab)), yb.reshape(-1))
+            loss.backward()
+            if step in steps:
+                dump_step(f, step, model, opt)
+                print("  lstm_adamw.h5 step %d lr %.6g loss %.4f"
+                      % (step, opt.param_groups[0]["lr"], loss.item()))
+            else:
+                opt.step()
+            sched.step()
+        f.attrs["final_loss"] = loss.item()
+
+
+def bf16_bits(x32):
+    """float32 array -> uint16 bfloat16 patterns, round to nearest even."""
+    import numpy as np
+    u = np.ascontiguousarray(x32, dtype="<f4").view("<u4").astype(np.uint64)
+    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = np.isnan(x32)
+    rounded[nan] = ((u[nan] >> 16) | 0x40).astype(np.uint16)  # keep NaN a quiet NaN
+    return rounded
+
+
+def make_small_files():
+    import h5py
+    import numpy as np
+    with h5py.File(os.path.join(HERE, "mlp_sgd.h5"), "r") as f:
+        g = f["/step_000100/grad/0.weight"][()]
+    assert g.dtype == np.float32 and g.shape == (128, 64)
+    with h5py.File(os.path.join(HERE, "dtypes.h5"), "w", libver="earliest") as f:
+        f.attrs["source"] = "samples/mlp_sgd.h5:/step_000100/grad/0.weight"
+        f.attrs["created_by"] = "samples/make_traces.py"
+        f.create_dataset("f32", data=g, track_times=False)
+        f.create_dataset("f16", data=g.astype(np.float16), track_times=False)
+        f.create_dataset("f64", data=g.astype(np.float64), track_times=False)
+        b = f.create_dataset("bf16", data=bf16_bits(g), track_times=False)
+        b.attrs["dtype"] = "bfloat16"
+        from sklearn.datasets import load_digits
+        f.create_dataset("labels", data=load_digits().target[:256].astype(np.int64),
+                         track_times=False)
+    g.astype("<f4").tofile(os.path.join(HERE, "grads.f32"))
+    np.save(os.path.join(HERE, "grads.npy"), g.astype("<f4"))
+
+
+def main():
+    import torch
+    print("torch", torch.__version__)
+    make_mlp()
+    make_cnn()
+    make_lstm()
+    make_small_files()
+
+
+if __name__ == "__main__":
+    main()

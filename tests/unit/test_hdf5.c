@@ -1,0 +1,410 @@
+/* test_hdf5.c - HDF5 sink and source round trips, foreign types, and the trace layout */
+#include <stdint.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "check.h"
+#include "../../formats/gt_sink.h"
+#include "../../formats/gt_source.h"
+#include "../../formats/gt_trace.h"
+
+static char dir[256];
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s/%s", dir, name);
+	return buf;
+}
+
+static const float vals[12] = { 1.5f, -2.0f, 0.0f, -0.0f, 3.25f, 1e-40f,
+				 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f };
+
+#define S(x) ((char *)(uintptr_t)(x))
+
+static int64_t ints[3] = { 7, -1, 1 };
+static double dbls[2] = { 0.9, 0.999 };
+
+static const struct {
+	const char *name;
+	enum gt_dtype dt;
+	unsigned rank;
+	uint64_t dims[3];
+	uint64_t count;
+} tensors[] = {
+	{ "/step_000100/grad/fc.weight", GT_DT_F32, 2, { 3, 4 }, 12 },
+	{ "/step_000100/grad/fc.bias", GT_DT_F64, 1, { 6 }, 6 },
+	{ "/half", GT_DT_F16, 1, { 5 }, 5 },
+	{ "/brain", GT_DT_BF16, 2, { 2, 3 }, 6 },
+	{ "/empty", GT_DT_F32, 2, { 0, 4 }, 0 },
+	{ "/scalar", GT_DT_F64, 0, { 0 }, 1 },
+};
+
+static void write_h5(const char *path, struct gt_diag *d)
+{
+	struct gt_attr ga[] = {
+		{ S("optimizer"), GT_ATTR_STR, 5, NULL, NULL, S("AdamW") },
+		{ S("ints"), GT_ATTR_INT, 3, ints, NULL, NULL },
+		{ S("betas"), GT_ATTR_FLOAT, 2, NULL, dbls, NULL },
+		{ S("lr"), GT_ATTR_FLOAT, 1, NULL, dbls, NULL },
+	};
+	const struct gt_group_info groups[] = {
+		{ S("/"), { ga, 3 } },
+		{ S("/step_000100/grad"), { ga + 3, 1 } },
+	};
+	struct gt_sink *k = NULL;
+
+	CHECK_RC(gt_sink_open(path, NULL, &k, d), 0);
+	if (!k)
+		return;
+	for (size_t i = 0; i < 2; i++)
+		CHECK_RC(gt_sink_group(k, &groups[i], d), 0);
+	for (size_t i = 0; i < sizeof(tensors) / sizeof(tensors[0]); i++) {
+		struct gt_tensor_info t = { .name = S(tensors[i].name), .dtype = tensors[i].dt,
+					    .rank = tensors[i].rank, .count = tensors[i].count,
+					    .attrs = { ga + 1, i == 0 ? 1 : 0 } };
+
+		memcpy(t.dims, tensors[i].dims, sizeof(tensors[i].dims));
+		CHECK_RC(gt_sink_begin(k, &t, d), 0);
+		CHECK_RC(gt_sink_write(k, vals, (size_t)t.count, d), 0);
+		CHECK_RC(gt_sink_end(k, d), 0);
+	}
+	CHECK_RC(gt_sink_commit(k, d), 0);
+	gt_sink_free(k);
+}
+
+static void test_round_trip(void)
+{
+	struct gt_source *s = NULL;
+	struct gt_diag d = { "" };
+	const struct gt_attr *a;
+	unsigned char back[128];
+	size_t idx, n;
+
+	write_h5(tmp_path("rt.h5"), &d);
+	CHECK_RC(gt_source_open(tmp_path("rt.h5"), NULL, &s, &d), 0);
+	if (!s) {
+		fprintf(stderr, "%s\n", d.msg);
+		return;
+	}
+	CHECK(gt_source_kind(s) == GT_KIND_HDF5);
+	CHECK(gt_source_count(s) == 6);
+	CHECK(gt_source_ngroups(s) == 3);
+	CHECK(!strcmp(gt_source_group(s, 0)->name, "/"));
+	CHECK(!strcmp(gt_source_group(s, 1)->name, "/step_000100"));
+	CHECK(!strcmp(gt_source_group(s, 2)->name, "/step_000100/grad"));
+	a = gt_attrs_find(&gt_source_group(s, 0)->attrs, "optimizer");
+	CHECK(a && a->type == GT_ATTR_STR && !strcmp(a->s, "AdamW") && a->n == 5);
+	a = gt_attrs_find(&gt_source_group(s, 0)->attrs, "ints");
+	CHECK(a && a->type == GT_ATTR_INT && a->n == 3 && !memcmp(a->i, ints, sizeof(ints)));
+	a = gt_attrs_find(&gt_source_group(s, 0)->attrs, "betas");
+	CHECK(a && a->type == GT_ATTR_FLOAT && a->n == 2 && !memcmp(a->f, dbls, sizeof(dbls)));
+	a = gt_attrs_find(&gt_source_group(s, 2)->attrs, "lr");
+	CHECK(a && a->type == GT_ATTR_FLOAT && a->n == 1);
+	for (size_t i = 0; i < sizeof(tensors) / sizeof(tensors[0]); i++) {
+		const struct gt_tensor_info *t;
+
+		CHECK_RC(gt_source_find(s, tensors[i].name + 1, &idx), 0);
+		t = gt_source_info(s, idx);
+		CHECK(t->dtype == tensors[i].dt && t->rank == tensors[i].rank);
+		CHECK(t->count == tensors[i].count);
+		CHECK(!memcmp(t->dims, tensors[i].dims, t->rank * sizeof(uint64_t)));
+		CHECK_RC(gt_source_read(s, idx, 0, 100, back, &n, &d), 0);
+		CHECK(n == t->count);
+		CHECK(!memcmp(back, vals, n * gt_dtype_size(t->dtype)));
+		if (t->count > 2) { /* a range from the cache, after another dataset */
+			CHECK_RC(gt_source_read(s, 0, 0, 1, back, &n, &d), 0);
+			CHECK_RC(gt_source_read(s, idx, 2, 1, back, &n, &d), 0);
+			CHECK(n == 1 && !memcmp(back, (const char *)vals + 2 * gt_dtype_size(t->dtype),
+						gt_dtype_size(t->dtype)));
+		}
+	}
+	CHECK_RC(gt_source_find(s, "/step_000100/grad/fc.weight", &idx), 0);
+	a = gt_attrs_find(&gt_source_info(s, idx)->attrs, "ints");
+	CHECK(a && a->n == 3);
+	gt_source_free(s);
+}
+
+static hid_t dataset(hid_t f, const char *name, hid_t type, hsize_t n, const void *buf)
+{
+	const hid_t sp = H5Screate_simple(1, &n, NULL);
+	const hid_t ds = H5Dcreate2(f, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+
+	CHECK(ds >= 0);
+	if (buf)
+		CHECK(H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
+	H5Sclose(sp);
+	return ds;
+}
+
+/* Files written with the plain HDF5 API, as h5py and other tools do. */
+static void write_foreign(const char *path)
+{
+	const hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	const int64_t iv[2] = { 1, 2 };
+	const unsigned char be[8] = { 0x3f, 0xc0, 0, 0, 0xc0, 0, 0, 0 }; /* 1.5, -2 */
+	const uint16_t bf[2] = { 0x3fc0, 0xc000 };
+	const hid_t cmp = H5Tcreate(H5T_COMPOUND, 8);
+	const hid_t opq = H5Tcreate(H5T_OPAQUE, 2);
+	const hid_t bft = H5Tcopy(H5T_IEEE_F32LE);
+	const hid_t en = H5Tenum_create(H5T_NATIVE_SCHAR);
+	const signed char yes = 1, no = 0;
+	const hid_t sc = H5Screate(H5S_SCALAR);
+	hid_t ds, at;
+
+	H5Tinsert(cmp, "a", 0, H5T_NATIVE_INT64);
+	H5Tset_tag(opq, "bfloat16");
+	H5Tset_fields(bft, 15, 7, 8, 0, 7);
+	H5Tset_size(bft, 2);
+	H5Tenum_insert(en, "FALSE", &no);
+	H5Tenum_insert(en, "TRUE", &yes);
+	H5Dclose(dataset(f, "ints", H5T_STD_I64LE, 2, iv));
+	H5Dclose(dataset(f, "comp", cmp, 1, iv));
+	H5Dclose(dataset(f, "be", H5T_IEEE_F32BE, 2, be));
+	H5Dclose(dataset(f, "opq", opq, 2, bf));
+	H5Dclose(dataset(f, "bfloat", bft, 2, bf));
+	H5Dclose(dataset(f, "zero", H5T_IEEE_F32LE, 0, NULL));
+	ds = dataset(f, "flagged", H5T_IEEE_F32LE, 1, vals);
+	at = H5Acreate2(ds, "nesterov", en, sc, H5P_DEFAULT, H5P_DEFAULT);
+	H5Awrite(at, en, &yes);
+	H5Aclose(at);
+	at = H5Acreate2(ds, "ignored", cmp, sc, H5P_DEFAULT, H5P_DEFAULT);
+	H5Awrite(at, cmp, iv);
+	H5Aclose(at);
+	H5Dclose(ds);
+	H5Sclose(sc);
+	H5Tclose(en);
+	H5Tclose(bft);
+	H5Tclose(opq);
+	H5Tclose(cmp);
+	H5Fclose(f);
+}
+
+static void test_foreign(void)
+{
+	static const struct {
+		const char *name;
+		enum gt_dtype dt;
+		const char *desc;
+		uint64_t count;
+	} cases[] = {
+		{ "/be", GT_DT_F32, NULL, 2 },
+		{ "/bfloat", GT_DT_BF16, NULL, 2 },
+		{ "/comp", GT_DT_NONE, "compound", 1 },
+		{ "/flagged", GT_DT_F32, NULL, 1 },
+		{ "/ints", GT_DT_NONE, "int64", 2 },
+		{ "/opq", GT_DT_BF16, NULL, 2 },
+		{ "/zero", GT_DT_F32, NULL, 0 },
+	};
+	const uint16_t bf[2] = { 0x3fc0, 0xc000 };
+	struct gt_source *s = NULL;
+	struct gt_diag d = { "" };
+	const struct gt_attr *a;
+	unsigned char back[16];
+	size_t n;
+
+	write_foreign(tmp_path("foreign.dat"));
+	CHECK_RC(gt_source_open(tmp_path("foreign.dat"), NULL, &s, &d), 0);
+	if (!s)
+		return;
+	CHECK(gt_source_count(s) == 7);
+	for (size_t i = 0; i < 7 && i < gt_source_count(s); i++) {
+		const struct gt_tensor_info *t = gt_source_info(s, i);
+
+		CHECK(!strcmp(t->name, cases[i].name));
+		CHECK(t->dtype == cases[i].dt && t->count == cases[i].count);
+		if (cases[i].desc)
+			CHECK(t->type_desc && !strcmp(t->type_desc, cases[i].desc));
+	}
+	CHECK_RC(gt_source_read(s, 0, 0, 4, back, &n, &d), 0);
+	CHECK(n == 2 && !memcmp(back, vals, 8));
+	CHECK_RC(gt_source_read(s, 1, 0, 4, back, &n, &d), 0);
+	CHECK(n == 2 && !memcmp(back, bf, 4));
+	CHECK_RC(gt_source_read(s, 5, 0, 4, back, &n, &d), 0);
+	CHECK(n == 2 && !memcmp(back, bf, 4));
+	CHECK_RC(gt_source_read(s, 6, 0, 4, back, &n, &d), 0);
+	CHECK(n == 0);
+	CHECK_RC(gt_source_read(s, 4, 0, 4, back, &n, &d), GT_ERR(TYPE));
+	CHECK(!strcmp(d.msg, "dataset /ints has type int64, not floating point"));
+	CHECK_RC(gt_source_read(s, 2, 0, 4, back, &n, &d), GT_ERR(TYPE));
+	CHECK(strstr(d.msg, "compound") != NULL);
+	a = gt_attrs_find(&gt_source_info(s, 3)->attrs, "nesterov");
+	CHECK(a && a->type == GT_ATTR_INT && a->n == 1 && a->i[0] == 1);
+	CHECK(gt_attrs_find(&gt_source_info(s, 3)->attrs, "ignored") == NULL);
+	gt_source_free(s);
+}
+
+static void test_sink_refuses(void)
+{
+	struct gt_sink *k = NULL;
+	struct gt_diag d = { "" };
+	FILE *f;
+
+	f = fopen(tmp_path("keep.h5"), "wb");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	CHECK_RC(gt_sink_open(tmp_path("keep.h5"), NULL, &k, &d), GT_ERR(EXISTS));
+	/* a failed write leaves nothing behind */
+	CHECK_RC(gt_sink_open(tmp_path("gone.h5"), NULL, &k, &d), 0);
+	gt_sink_free(k);
+	CHECK(access(tmp_path("gone.h5"), F_OK) != 0);
+	unlink(tmp_path("keep.h5"));
+}
+
+/* ---- trace ------------------------------------------------------------ */
+
+static void write_trace(const char *path, struct gt_diag *d)
+{
+	static double lr = 1e-3, lr2 = 5e-4, eps = 1e-8, mom = 0.9;
+	static int64_t one = 1, step = 100;
+	struct gt_attr root[] = {
+		{ S("optimizer"), GT_ATTR_STR, 5, NULL, NULL, S("AdamW") },
+		{ S("lr"), GT_ATTR_FLOAT, 1, NULL, &lr, NULL },
+		{ S("betas"), GT_ATTR_FLOAT, 2, NULL, dbls, NULL },
+		{ S("eps"), GT_ATTR_FLOAT, 1, NULL, &eps, NULL },
+	};
+	struct gt_attr s100[] = { { S("step"), GT_ATTR_INT, 1, &step, NULL, NULL } };
+	struct gt_attr s200[] = { { S("lr"), GT_ATTR_FLOAT, 1, NULL, &lr2, NULL } };
+	struct gt_attr s50[] = {
+		{ S("optimizer"), GT_ATTR_STR, 3, NULL, NULL, S("SGD") },
+		{ S("momentum"), GT_ATTR_FLOAT, 1, NULL, &mom, NULL },
+		{ S("nesterov"), GT_ATTR_INT, 1, &one, NULL, NULL },
+	};
+	struct gt_attr s7[] = { { S("lr"), GT_ATTR_STR, 4, NULL, NULL, S("fast") } };
+	const struct gt_group_info groups[] = {
+		{ S("/"), { root, 4 } }, { S("/step_000200"), { s200, 1 } },
+		{ S("/step_x"), { s100, 1 } }, { S("/step_000050"), { s50, 3 } },
+		{ S("/step_7"), { s7, 1 } }, { S("/step_000100"), { s100, 1 } },
+	};
+	static const char *const names[] = {
+		"/step_000100/grad/b", "/step_000100/grad/a", "/step_000100/param/a",
+		"/step_000100/state/exp_avg/a", "/step_000100/param_next/a",
+		"/step_000200/grad/a", "/other",
+	};
+	struct gt_sink *k = NULL;
+
+	CHECK_RC(gt_sink_open(path, &(struct gt_sink_opts){ GT_KIND_HDF5, 0 }, &k, d), 0);
+	if (!k)
+		return;
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		CHECK_RC(gt_sink_group(k, &groups[i], d), 0);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const struct gt_tensor_info t = { .name = S(names[i]), .dtype = GT_DT_F32,
+						  .rank = 1, .dims = { 2 }, .count = 2 };
+
+		CHECK_RC(gt_sink_begin(k, &t, d), 0);
+		CHECK_RC(gt_sink_write(k, vals, 2, d), 0);
+		CHECK_RC(gt_sink_end(k, d), 0);
+	}
+	CHECK_RC(gt_sink_commit(k, d), 0);
+	gt_sink_free(k);
+}
+
+static void check_steps(const struct gt_trace *tr, const struct gt_source *s)
+{
+	const struct gt_trace_step *st;
+	struct gt_diag d = { "" };
+
+	CHECK(gt_trace_nsteps(tr) == 4);
+	st = gt_trace_step(tr, 0); /* step_7 sorts first by number */
+	CHECK(st->step == 7 && !strcmp(st->group, "/step_7"));
+	CHECK(st->optim.kind == GT_OPT_ADAMW && !(st->optim.have & GT_HP_LR));
+	st = gt_trace_step(tr, 1);
+	CHECK(st->step == 50 && st->optim.kind == GT_OPT_NESTEROV);
+	CHECK(st->optim.momentum > 0.89 && st->optim.momentum < 0.91);
+	CHECK_RC(gt_optim_check(&st->optim, "step /step_000050", &d), 0);
+	st = gt_trace_step(tr, 2);
+	CHECK(st->step == 100 && st->optim.kind == GT_OPT_ADAMW);
+	CHECK(st->optim.beta1 > 0.89 && st->optim.beta1 < 0.91);
+	CHECK(st->optim.beta2 > 0.998 && st->optim.beta2 < 1.0);
+	CHECK((st->optim.have & (GT_HP_BETA1 | GT_HP_BETA2 | GT_HP_EPS | GT_HP_LR)) ==
+	      (GT_HP_BETA1 | GT_HP_BETA2 | GT_HP_EPS | GT_HP_LR));
+	CHECK(!(st->optim.have & GT_HP_WEIGHT_DECAY));
+	CHECK_RC(gt_optim_check(&st->optim, "step /step_000100", &d), 0);
+	CHECK(st->n_grads == 2);
+	if (st->n_grads == 2) {
+		CHECK(!strcmp(gt_source_info(s, st->grads[0])->name, "/step_000100/grad/a"));
+		CHECK(!strcmp(gt_source_info(s, st->grads[1])->name, "/step_000100/grad/b"));
+		CHECK(gt_trace_step_of(tr, st->grads[1]) == 2);
+	}
+	st = gt_trace_step(tr, 3);
+	CHECK(st->step == 200 && st->optim.lr > 4.9e-4 && st->optim.lr < 5.1e-4);
+}
+
+static void test_trace(void)
+{
+	struct gt_source *s = NULL;
+	struct gt_trace *tr = NULL;
+	struct gt_diag d = { "" };
+	struct gt_optim o = { .kind = GT_OPT_RMSPROP, .have = GT_HP_LR | GT_HP_EPS };
+	size_t idx, other;
+
+	write_trace(tmp_path("trace.hdf5"), &d);
+	CHECK_RC(gt_source_open(tmp_path("trace.hdf5"), NULL, &s, &d), 0);
+	if (!s)
+		return;
+	CHECK_RC(gt_trace_open(s, &tr, &d), 0);
+	if (tr) {
+		check_steps(tr, s);
+		CHECK_RC(gt_trace_find(tr, 2, GT_ROLE_STATE, "exp_avg", "a", &idx, &d), 0);
+		CHECK(!strcmp(gt_source_info(s, idx)->name, "/step_000100/state/exp_avg/a"));
+		CHECK_RC(gt_trace_find(tr, 2, GT_ROLE_PARAM_NEXT, NULL, "a", &idx, &d), 0);
+		CHECK_RC(gt_trace_find(tr, 2, GT_ROLE_PARAM, NULL, "b", &idx, &d), GT_ERR(NOTFOUND));
+		CHECK(!strcmp(d.msg, "dataset /step_000100/param/b not found"));
+		CHECK_RC(gt_source_find(s, "other", &other), 0);
+		CHECK(gt_trace_step_of(tr, other) == -1);
+		gt_trace_free(tr);
+	}
+	CHECK_RC(gt_optim_check(&o, "step /step_000100", &d), GT_ERR(NOTFOUND));
+	CHECK(!strcmp(d.msg, "step /step_000100: attribute alpha missing"));
+	o.kind = GT_OPT_SGD;
+	o.have = 0;
+	CHECK_RC(gt_optim_check(&o, "step /s", &d), GT_ERR(NOTFOUND));
+	CHECK(!strcmp(d.msg, "step /s: attribute lr missing"));
+	gt_source_free(s);
+}
+
+static void test_trace_names(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "/step_000100/grad/fc.weight", "fc.weight" },
+		{ "/step_1/param/layer1.0.conv1.weight", "layer1.0.conv1.weight" },
+		{ "/step_1/param_next/x", "x" },
+		{ "/step_1/state/exp_avg/x.y", "x.y" },
+		{ "/loose", "/loose" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK(!strcmp(gt_trace_param_name(cases[i].in), cases[i].out));
+	CHECK(gt_optim_parse("AdamW") == GT_OPT_ADAMW);
+	CHECK(gt_optim_parse("RMSprop") == GT_OPT_RMSPROP);
+	CHECK(gt_optim_parse("lion") == GT_OPT_NONE);
+	CHECK(!strcmp(gt_optim_name(GT_OPT_NESTEROV), "nesterov"));
+}
+
+int main(int argc, char **argv)
+{
+	const char *t = getenv("TMPDIR");
+	static const char *const files[] = { "rt.h5", "foreign.dat", "trace.hdf5" };
+
+	check_init(argc, argv);
+	snprintf(dir, sizeof(dir), "%s/test_hdf5.XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror(dir);
+		return 1;
+	}
+	RUN(test_round_trip);
+	RUN(test_foreign);
+	RUN(test_sink_refuses);
+	RUN(test_trace);
+	RUN(test_trace_names);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		unlink(tmp_path(files[i]));
+	CHECK(rmdir(dir) == 0);
+	return check_done("test_hdf5");
+}

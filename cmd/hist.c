@@ -1,12 +1,457 @@
-/* hist.c - placeholder while the subcommand is being written */
+/* hist.c - `gtool hist`: exponent histogram as bars, a table or an SVG chart */
 #include <argp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cmds.h"
 #include "msg.h"
+#include "util.h"
+#include "../analysis/gt_hist.h"
+#include "../analysis/gt_stats.h"
+#include "../formats/gt_source.h"
+#include "../formats/gt_trace.h"
+#include "../lib/banned.h"
 
-const struct argp hist_argp = { 0 };
+/* Values read per gt_source_read(): the file is streamed, never loaded. */
+#define BLOCK ((size_t)1 << 20)
+
+enum hist_by { BY_ALL, BY_STEP, BY_TENSOR };
+
+struct hist_opts {
+	char **datasets;
+	size_t n_datasets;
+	enum hist_by by;
+	enum gt_fmt fmt;
+	enum gt_dtype dtype;
+	const char *svg;
+	int log_y, force, quiet, verbose;
+	char **inputs;
+	size_t n_inputs;
+};
+
+enum { OPT_FORMAT = 0x100, OPT_DTYPE, OPT_SVG, OPT_LOG, OPT_BY };
+
+static const struct argp_option options[] = {
+	{ "dataset", 'd', "PATTERN", 0,
+	  "only datasets matching PATTERN (a path or a glob; repeatable)", 0 },
+	{ "by", OPT_BY, "WHAT", 0,
+	  "one series per step of a trace (step) or per tensor (tensor)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv or json", 0 },
+	{ "svg", OPT_SVG, "FILE", 0, "write the chart to FILE as SVG instead", 0 },
+	{ "log", OPT_LOG, NULL, 0, "logarithmic y axis in the SVG chart", 0 },
+	{ "force", 'f', NULL, 0, "overwrite an existing SVG file", 0 },
+	{ "dtype", OPT_DTYPE, "DT",
+	  0, "dtype of raw input: f32, f16, bf16 or f64 (default: from the extension)", 0 },
+	{ "quiet", 'q', NULL, 0, "print no warnings", 0 },
+	{ "verbose", 'v', NULL, 0, "say which datasets are skipped and what was written", 0 },
+	{ 0 }
+};
+
+static void add_pattern(struct hist_opts *o, char *arg)
+{
+	o->datasets = xrealloc(o->datasets, (o->n_datasets + 1) * sizeof(*o->datasets));
+	o->datasets[o->n_datasets++] = arg;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct hist_opts *o = state->input;
+
+	switch (key) {
+	case 'd': add_pattern(o, arg); break;
+	case OPT_BY:
+		if (!strcmp(arg, "step"))
+			o->by = BY_STEP;
+		else if (!strcmp(arg, "tensor"))
+			o->by = BY_TENSOR;
+		else
+			argp_error(state, "invalid --by '%s': expected step or tensor", arg);
+		break;
+	case OPT_FORMAT:
+		if (gt_fmt_parse(arg, &o->fmt) < 0 || o->fmt == GT_FMT_MARKDOWN)
+			argp_error(state, "invalid format '%s': expected table, csv, tsv or json", arg);
+		break;
+	case OPT_DTYPE:
+		o->dtype = gt_dtype_from_name(arg);
+		if (o->dtype == GT_DT_NONE)
+			argp_error(state, "invalid dtype '%s': expected f32, f16, bf16 or f64", arg);
+		break;
+	case OPT_SVG: o->svg = arg; break;
+	case OPT_LOG: o->log_y = 1; break;
+	case 'f': o->force = 1; break;
+	case 'q': o->quiet = 1; break;
+	case 'v': o->verbose = 1; break;
+	case ARGP_KEY_ARGS:
+		o->inputs = state->argv + state->next;
+		o->n_inputs = (size_t)(state->argc - state->next);
+		break;
+	case ARGP_KEY_NO_ARGS: argp_usage(state); break;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp hist_argp = {
+	options, parse_opt, "FILE...",
+	"Print the histogram of the exponent fields of the floating-point "
+	"tensors of each FILE (HDF5, .npy, raw or .gtz; \"-\" reads standard "
+	"input): for each exponent k present, the count and share of values in "
+	"[2^k, 2^(k+1)), zeros and subnormals (field 0) and Inf/NaN as their "
+	"own rows, the cumulative share and a bar."
+	"\vWithout --by, one histogram over every selected tensor.  With "
+	"--by step, one series per step of a trace, over the step's gradients "
+	"(or, with -d, over the selected datasets under the step's group).",
+	NULL, NULL, NULL
+};
+
+/* A series: a label and its accumulator. */
+struct series {
+	char *label;
+	struct gt_stats *st;
+	int used;
+};
+
+struct plan {
+	struct series *v;
+	size_t n;
+};
+
+static struct series *series_get(struct plan *p, const char *label)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->v[i].label, label))
+			return &p->v[i];
+	p->v = xrealloc(p->v, (p->n + 1) * sizeof(*p->v));
+	p->v[p->n].label = xstrdup(label);
+	p->v[p->n].st = xmalloc(sizeof(struct gt_stats));
+	p->v[p->n].used = 0;
+	return &p->v[p->n++];
+}
+
+static int is_glob(const char *p)
+{
+	return strpbrk(p, "*?[") != NULL;
+}
+
+/* Stream tensor @i of @src into @sr (merging when it has data already). */
+static int accumulate(struct gt_source *src, size_t i, struct series *sr,
+		      void *buf)
+{
+	const struct gt_tensor_info *t = gt_source_info(src, i);
+	struct gt_diag d = { "" };
+	struct gt_stats *st = xmalloc(sizeof(*st));
+	uint64_t first = 0;
+	size_t got;
+	int rc = 0;
+
+	gt_stats_init(st, t->dtype);
+	do {
+		rc = gt_source_read(src, i, first, BLOCK, buf, &got, &d);
+		if (rc < 0) {
+			rc = gt_error("%s: %s", gt_source_path(src), *d.msg ? d.msg : gt_strerror(rc));
+			goto out;
+		}
+		gt_stats_add(st, buf, got);
+		first += got;
+	} while (got == BLOCK);
+	if (sr->used) {
+		if (gt_stats_nbins(sr->st) != gt_stats_nbins(st)) {
+			rc = gt_error("%s: %s: exponent width differs from the other tensors "
+				      "of the series; use -d or --by tensor",
+				      gt_source_path(src), t->name);
+			goto out;
+		}
+		gt_stats_merge(sr->st, st);
+	} else {
+		*sr->st = *st;
+		sr->used = 1;
+	}
+out:
+	free(st);
+	return rc;
+}
+
+/* Selection as in `gtool stats`: patterns must match, named ones be floats. */
+static int select_tensors(const struct hist_opts *o, const struct gt_source *src,
+			  unsigned char *sel)
+{
+	const char *path = gt_source_path(src);
+	const size_t n = gt_source_count(src);
+
+	for (size_t p = 0; p < o->n_datasets; p++) {
+		size_t hits = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct gt_tensor_info *t = gt_source_info(src, i);
+
+			if (!gt_select_match(t->name, &o->datasets[p], 1))
+				continue;
+			hits++;
+			if (t->dtype == GT_DT_NONE && !is_glob(o->datasets[p]))
+				return gt_error("%s: dataset %s is %s, not floating point",
+						path, t->name, t->type_desc ? t->type_desc : "not a float type");
+		}
+		if (!hits)
+			return gt_error("%s: dataset %s not found", path, o->datasets[p]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct gt_tensor_info *t = gt_source_info(src, i);
+
+		sel[i] = gt_select_match(t->name, o->datasets, o->n_datasets) &&
+			 t->dtype != GT_DT_NONE;
+		if (!sel[i] && t->dtype == GT_DT_NONE && o->verbose)
+			fprintf(stderr, "%s: %s: skipping %s (%s)\n", gt_msg_prefix(), path,
+				t->name, t->type_desc ? t->type_desc : "not a float type");
+	}
+	return 0;
+}
+
+/* --by step: which step series tensor @i belongs to, or NULL. */
+static const struct gt_trace_step *step_of(const struct hist_opts *o,
+					   const struct gt_trace *tr, size_t i)
+{
+	const long k = gt_trace_step_of(tr, i);
+	const struct gt_trace_step *s;
+
+	if (k < 0)
+		return NULL;
+	s = gt_trace_step(tr, (size_t)k);
+	if (!o->n_datasets) {
+		for (size_t g = 0; g < s->n_grads; g++)
+			if (s->grads[g] == i)
+				return s;
+		return NULL;
+	}
+	return s;
+}
+
+static int hist_file(const struct hist_opts *o, const char *path, struct plan *p,
+		     void *buf)
+{
+	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype };
+	struct gt_source *src = NULL;
+	struct gt_trace *tr = NULL;
+	struct gt_diag d = { "" };
+	unsigned char *sel = NULL;
+	int rc;
+
+	rc = gt_source_open(path, &so, &src, &d);
+	if (rc < 0) {
+		rc = gt_error("%s: %s", path, *d.msg ? d.msg : gt_strerror(rc));
+		goto out;
+	}
+	sel = xcalloc(gt_source_count(src) + 1, 1);
+	rc = select_tensors(o, src, sel);
+	if (rc < 0)
+		goto out;
+	if (o->by == BY_STEP) {
+		if (gt_source_kind(src) == GT_KIND_HDF5)
+			rc = gt_trace_open(src, &tr, &d);
+		if (rc < 0 || !tr || !gt_trace_nsteps(tr)) {
+			rc = gt_error("%s: --by step needs a trace with step groups", path);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < gt_source_count(src); i++) {
+		const char *name = gt_source_info(src, i)->name;
+		char label[64];
+		struct series *sr;
+
+		if (!sel[i])
+			continue;
+		if (o->by == BY_STEP) {
+			const struct gt_trace_step *s = step_of(o, tr, i);
+
+			if (!s)
+				continue;
+			snprintf(label, sizeof(label), "step %ld", s->step);
+			sr = series_get(p, label);
+		} else {
+			sr = series_get(p, o->by == BY_TENSOR ? name : "all");
+		}
+		rc = accumulate(src, i, sr, buf);
+		if (rc < 0)
+			goto out;
+	}
+out:
+	free(sel);
+	gt_trace_free(tr);
+	gt_source_free(src);
+	return rc;
+}
+
+static size_t bar_width(void)
+{
+	struct winsize ws;
+
+	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) &&
+	    ws.ws_col > 100)
+		return (size_t)ws.ws_col - 50;
+	return 50;
+}
+
+static int print_rows(const struct hist_opts *o, const struct plan *p)
+{
+	struct gt_table *tb = gt_table_new(o->fmt);
+	const int bars = o->fmt == GT_FMT_TABLE;
+	const size_t width = bar_width();
+	char *bar = xmalloc(width + 1);
+	int rc = 0;
+
+	if (p->n > 1 || o->by != BY_ALL)
+		gt_table_col(tb, "series");
+	gt_table_col(tb, "field");
+	gt_table_col(tb, "exponent");
+	gt_table_col(tb, "count");
+	gt_table_col(tb, "pct");
+	gt_table_col(tb, "cum_pct");
+	if (bars)
+		gt_table_col(tb, "bar");
+	for (size_t s = 0; s < p->n && rc >= 0; s++) {
+		struct gt_hist_row *rows;
+		size_t n;
+		double maxp = 0;
+
+		rc = gt_hist_rows(p->v[s].st, &rows, &n);
+		if (rc < 0) {
+			rc = gt_error("%s: %s", p->v[s].label, gt_strerror(rc));
+			break;
+		}
+		for (size_t r = 0; r < n; r++)
+			maxp = rows[r].pct > maxp ? rows[r].pct : maxp;
+		for (size_t r = 0; r < n; r++) {
+			char label[32];
+			size_t len = (size_t)(rows[r].pct / maxp * (double)width + 0.5);
+
+			if (p->n > 1 || o->by != BY_ALL)
+				gt_table_str(tb, p->v[s].label);
+			gt_table_uint(tb, rows[r].field);
+			gt_table_str(tb, gt_hist_label(&rows[r], label, sizeof(label)));
+			gt_table_uint(tb, rows[r].count);
+			gt_table_pct(tb, rows[r].pct);
+			gt_table_pct(tb, rows[r].cum_pct);
+			if (bars) {
+				len = len ? len : 1;
+				memset(bar, '#', len);
+				bar[len] = '\0';
+				gt_table_str(tb, bar);
+			}
+		}
+		free(rows);
+	}
+	if (rc >= 0)
+		gt_table_print(tb, stdout);
+	gt_table_free(tb);
+	free(bar);
+	return rc;
+}
+
+/* Write @len bytes to @path atomically: a temporary file, then a rename
+ * (or, without --force, a link that fails when @path exists). */
+static int write_atomic(const char *path, const char *data, size_t len, int force)
+{
+	char *tmp;
+	FILE *f;
+	int fd, rc = 0;
+
+	if (!strcmp(path, "-"))
+		return fwrite(data, 1, len, stdout) == len ? 0 : gt_error_errno("-: write error");
+	if (!force && !access(path, F_OK))
+		return gt_error("%s: file exists; use -f to overwrite", path);
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		gt_die("out of memory");
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		rc = gt_error_errno("%s: cannot create", path);
+		free(tmp);
+		return rc;
+	}
+	fchmod(fd, 0644);
+	f = fdopen(fd, "w");
+	if (!f || fwrite(data, 1, len, f) != len || fflush(f) || fsync(fileno(f)))
+		rc = gt_error_errno("%s: write error", path);
+	if (f && fclose(f) && rc >= 0)
+		rc = gt_error_errno("%s: write error", path);
+	if (!f)
+		close(fd);
+	if (rc >= 0 && force && rename(tmp, path))
+		rc = gt_error_errno("%s: cannot rename", path);
+	if (rc >= 0 && !force && link(tmp, path))
+		rc = errno == EEXIST ? gt_error("%s: file exists; use -f to overwrite", path)
+				     : gt_error_errno("%s: cannot create", path);
+	if (rc < 0 || !force)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+static int write_svg(const struct hist_opts *o, const struct plan *p)
+{
+	struct gt_hist_series *sr = xcalloc(p->n, sizeof(*sr));
+	struct gt_hist_svg_opts so = { NULL, o->log_y, 0, 0 };
+	char *title = NULL, *svg = NULL;
+	size_t len;
+	int rc;
+
+	for (size_t i = 0; i < p->n; i++) {
+		sr[i].label = p->v[i].label;
+		sr[i].stats = p->v[i].st;
+	}
+	if (asprintf(&title, "Exponent histogram of %s%s", o->inputs[0],
+		     o->n_inputs > 1 ? " and more" : "") < 0)
+		gt_die("out of memory");
+	so.title = title;
+	rc = gt_hist_svg(sr, p->n, &so, &svg, &len);
+	if (rc < 0)
+		rc = gt_error("%s: %s", o->svg, rc == GT_ERR(INVAL)
+			      ? "series of different exponent widths cannot share a chart"
+			      : gt_strerror(rc));
+	else
+		rc = write_atomic(o->svg, svg, len, o->force);
+	if (rc >= 0 && o->verbose)
+		fprintf(stderr, "%s: wrote %s (%zu series)\n", gt_msg_prefix(), o->svg, p->n);
+	free(svg);
+	free(title);
+	free(sr);
+	return rc;
+}
+
+static int run_hist(const struct hist_opts *o)
+{
+	struct plan p = { NULL, 0 };
+	void *buf = xmalloc(BLOCK * 8);
+	int rc = 0;
+
+	gt_msg_set_quiet(o->quiet);
+	for (size_t f = 0; f < o->n_inputs && rc >= 0; f++)
+		rc = hist_file(o, o->inputs[f], &p, buf);
+	if (rc >= 0 && !p.n)
+		rc = gt_error("%s: no floating-point tensor selected", o->inputs[0]);
+	if (rc >= 0)
+		rc = o->svg ? write_svg(o, &p) : print_rows(o, &p);
+	for (size_t i = 0; i < p.n; i++) {
+		free(p.v[i].label);
+		free(p.v[i].st);
+	}
+	free(p.v);
+	free(buf);
+	return rc;
+}
 
 int cmd_hist(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	return gt_error("not built yet") ? 1 : 1;
+	struct hist_opts o = { 0 };
+	int rc;
+
+	o.fmt = GT_FMT_TABLE;
+	rc = gt_argp_parse(&hist_argp, argc, argv, &o);
+	if (!rc)
+		rc = run_hist(&o) < 0;
+	free(o.datasets);
+	return rc;
 }

@@ -1,12 +1,246 @@
-/* ls.c - placeholder while the subcommand is being written */
+/* ls.c - `gtool ls`: the tensors of a file, and the steps of a trace */
 #include <argp.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmds.h"
 #include "msg.h"
+#include "util.h"
+#include "../formats/gt_source.h"
+#include "../formats/gt_trace.h"
+#include "../lib/banned.h"
 
-const struct argp ls_argp = { 0 };
+struct ls_opts {
+	enum gt_fmt fmt;
+	enum gt_dtype dtype;
+	int steps_only;
+	char **inputs;
+	size_t n_inputs;
+};
+
+enum { OPT_FORMAT = 0x100, OPT_DTYPE, OPT_STEPS };
+
+static const struct argp_option options[] = {
+	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv or json", 0 },
+	{ "steps", OPT_STEPS, NULL, 0,
+	  "list only the steps of a trace, with optimizer and hyper-parameters", 0 },
+	{ "dtype", OPT_DTYPE, "DT", 0,
+	  "dtype of raw input: f32, f16, bf16 or f64 (default: from the extension)", 0 },
+	{ 0 }
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct ls_opts *o = state->input;
+
+	switch (key) {
+	case OPT_FORMAT:
+		if (gt_fmt_parse(arg, &o->fmt) < 0 || o->fmt == GT_FMT_MARKDOWN)
+			argp_error(state, "invalid format '%s': expected table, csv, tsv or json", arg);
+		break;
+	case OPT_DTYPE:
+		o->dtype = gt_dtype_from_name(arg);
+		if (o->dtype == GT_DT_NONE)
+			argp_error(state, "invalid dtype '%s': expected f32, f16, bf16 or f64", arg);
+		break;
+	case OPT_STEPS: o->steps_only = 1; break;
+	case ARGP_KEY_ARGS:
+		o->inputs = state->argv + state->next;
+		o->n_inputs = (size_t)(state->argc - state->next);
+		break;
+	case ARGP_KEY_NO_ARGS: argp_usage(state); break;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp ls_argp = {
+	options, parse_opt, "FILE...",
+	"List the datasets of each FILE (HDF5, .npy, raw or .gtz; \"-\" reads "
+	"standard input): name, dtype (or the type of a dataset that is not "
+	"floating point), shape, values and bytes.  For a trace, also list its "
+	"steps with their optimizer and hyper-parameters."
+	"\vThe table format prints the datasets, then the steps; the machine "
+	"formats print the datasets, or with --steps the steps.",
+	NULL, NULL, NULL
+};
+
+static void shape_str(const struct gt_tensor_info *t, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (t->count == GT_COUNT_UNKNOWN) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	if (!t->rank) {
+		snprintf(buf, len, "scalar");
+		return;
+	}
+	buf[0] = '\0';
+	for (unsigned d = 0; d < t->rank && off < len; d++) {
+		const int w = snprintf(buf + off, len - off, "%s%" PRIu64, d ? "x" : "",
+				       t->dims[d]);
+
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
+static void tensor_cols(struct gt_table *tb)
+{
+	static const char *const cols[] = { "file", "name", "dtype", "shape", "values", "bytes" };
+
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		gt_table_col(tb, cols[i]);
+	/*
+	 * Codec columns of a .gtz source (codec, compressed bytes, ratio) go
+	 * here and in tensor_row(): the generic path below lists .gtz
+	 * tensors like any others until then.
+	 */
+}
+
+static void tensor_row(struct gt_table *tb, const char *file,
+		       const struct gt_tensor_info *t)
+{
+	const char *dt = gt_dtype_name(t->dtype);
+	char shape[32 * GT_MAX_RANK];
+
+	shape_str(t, shape, sizeof(shape));
+	gt_table_str(tb, file);
+	gt_table_str(tb, t->name);
+	gt_table_str(tb, dt ? dt : t->type_desc ? t->type_desc : "?");
+	gt_table_str(tb, shape);
+	if (t->count == GT_COUNT_UNKNOWN) {
+		gt_table_str(tb, "?");
+		gt_table_str(tb, "?");
+	} else {
+		gt_table_uint(tb, t->count);
+		if (dt)
+			gt_table_uint(tb, t->count * gt_dtype_size(t->dtype));
+		else
+			gt_table_str(tb, "");
+	}
+}
+
+/* Hyper-parameters in a fixed order, with the bit that says they are set. */
+static const struct {
+	const char *name;
+	unsigned bit;
+	size_t off;
+} hparams[] = {
+	{ "lr", GT_HP_LR, offsetof(struct gt_optim, lr) },
+	{ "momentum", GT_HP_MOMENTUM, offsetof(struct gt_optim, momentum) },
+	{ "dampening", GT_HP_DAMPENING, offsetof(struct gt_optim, dampening) },
+	{ "weight_decay", GT_HP_WEIGHT_DECAY, offsetof(struct gt_optim, weight_decay) },
+	{ "beta1", GT_HP_BETA1, offsetof(struct gt_optim, beta1) },
+	{ "beta2", GT_HP_BETA2, offsetof(struct gt_optim, beta2) },
+	{ "eps", GT_HP_EPS, offsetof(struct gt_optim, eps) },
+	{ "alpha", GT_HP_ALPHA, offsetof(struct gt_optim, alpha) },
+	{ "lr_decay", GT_HP_LR_DECAY, offsetof(struct gt_optim, lr_decay) },
+};
+#define NHPARAMS (sizeof(hparams) / sizeof(hparams[0]))
+
+static void step_cols(struct gt_table *tb)
+{
+	gt_table_col(tb, "file");
+	gt_table_col(tb, "step");
+	gt_table_col(tb, "group");
+	gt_table_col(tb, "optimizer");
+	gt_table_col(tb, "grads");
+	for (size_t h = 0; h < NHPARAMS; h++)
+		gt_table_col(tb, hparams[h].name);
+}
+
+static void step_row(struct gt_table *tb, const char *file,
+		     const struct gt_trace_step *s)
+{
+	const char *opt = gt_optim_name(s->optim.kind);
+
+	gt_table_str(tb, file);
+	gt_table_int(tb, s->step);
+	gt_table_str(tb, s->group);
+	gt_table_str(tb, opt && s->optim.kind != GT_OPT_NONE ? opt : "");
+	gt_table_uint(tb, s->n_grads);
+	for (size_t h = 0; h < NHPARAMS; h++) {
+		double v;
+
+		memcpy(&v, (const char *)&s->optim + hparams[h].off, sizeof(v));
+		if (s->optim.have & hparams[h].bit)
+			gt_table_num(tb, v, 6);
+		else
+			gt_table_str(tb, "");
+	}
+}
+
+static int ls_file(const struct ls_opts *o, const char *path, struct gt_table *files,
+		   struct gt_table *steps, size_t *nsteps)
+{
+	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype };
+	struct gt_source *src = NULL;
+	struct gt_trace *tr = NULL;
+	struct gt_diag d = { "" };
+	int rc;
+
+	rc = gt_source_open(path, &so, &src, &d);
+	if (rc < 0)
+		return gt_error("%s: %s", path, *d.msg ? d.msg : gt_strerror(rc));
+	for (size_t i = 0; i < gt_source_count(src); i++)
+		tensor_row(files, path, gt_source_info(src, i));
+	if (gt_source_kind(src) == GT_KIND_HDF5) {
+		rc = gt_trace_open(src, &tr, &d);
+		if (rc < 0) {
+			rc = gt_error("%s: %s", path, *d.msg ? d.msg : gt_strerror(rc));
+			goto out;
+		}
+		for (size_t s = 0; s < gt_trace_nsteps(tr); s++)
+			step_row(steps, path, gt_trace_step(tr, s));
+		*nsteps += gt_trace_nsteps(tr);
+	}
+out:
+	gt_trace_free(tr);
+	gt_source_free(src);
+	return rc;
+}
+
+static int run_ls(const struct ls_opts *o)
+{
+	struct gt_table *files = gt_table_new(o->fmt), *steps = gt_table_new(o->fmt);
+	size_t nsteps = 0;
+	int rc = 0;
+
+	tensor_cols(files);
+	step_cols(steps);
+	for (size_t f = 0; f < o->n_inputs && rc >= 0; f++)
+		rc = ls_file(o, o->inputs[f], files, steps, &nsteps);
+	if (rc >= 0) {
+		if (o->steps_only) {
+			gt_table_print(steps, stdout);
+		} else {
+			gt_table_print(files, stdout);
+			if (o->fmt == GT_FMT_TABLE && nsteps) {
+				fputc('\n', stdout);
+				gt_table_print(steps, stdout);
+			}
+		}
+	}
+	gt_table_free(files);
+	gt_table_free(steps);
+	return rc;
+}
 
 int cmd_ls(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	return gt_error("not built yet") ? 1 : 1;
+	struct ls_opts o = { 0 };
+	int rc;
+
+	o.fmt = GT_FMT_TABLE;
+	rc = gt_argp_parse(&ls_argp, argc, argv, &o);
+	if (!rc)
+		rc = run_ls(&o) < 0;
+	return rc;
 }

@@ -1,0 +1,355 @@
+/* hist.c - exponent histogram rows and the SVG chart of them */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gt_hist.h"
+#include "../lib/banned.h"
+
+int gt_hist_rows(const struct gt_stats *s, struct gt_hist_row **rows_ret,
+		 size_t *n_ret)
+{
+	const size_t nbins = gt_stats_nbins(s);
+	const int bias = nbins ? gt_dtype_bias(s->dtype) : 0;
+	struct gt_hist_row *rows;
+	double cum = 0;
+	size_t n = 0;
+
+	*rows_ret = NULL;
+	*n_ret = 0;
+	if (!nbins)
+		return GT_ERR(TYPE);
+	for (size_t e = 0; e < nbins; e++)
+		n += s->hist[e] != 0;
+	if (!n)
+		return 0;
+	rows = calloc(n, sizeof(*rows));
+	if (!rows)
+		return GT_ERR(NOMEM);
+	n = 0;
+	for (size_t e = 0; e < nbins; e++) {
+		struct gt_hist_row *r = &rows[n];
+
+		if (!s->hist[e])
+			continue;
+		r->field = (unsigned)e;
+		r->power = (int)e - bias;
+		r->kind = e == 0 ? GT_HIST_ZERO
+			: e == nbins - 1 ? GT_HIST_NONFINITE : GT_HIST_NORMAL;
+		r->count = s->hist[e];
+		r->pct = 100.0 * (double)s->hist[e] / (double)s->values;
+		cum += r->pct;
+		r->cum_pct = cum;
+		n++;
+	}
+	*rows_ret = rows;
+	*n_ret = n;
+	return 0;
+}
+
+const char *gt_hist_label(const struct gt_hist_row *r, char *buf, size_t len)
+{
+	switch (r->kind) {
+	case GT_HIST_ZERO: snprintf(buf, len, "zero/sub"); break;
+	case GT_HIST_NONFINITE: snprintf(buf, len, "inf/nan"); break;
+	case GT_HIST_NORMAL: snprintf(buf, len, "2^%d", r->power); break;
+	}
+	return buf;
+}
+
+/* ---- SVG ------------------------------------------------------------- */
+
+static const char *const palette[] = {
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+};
+#define NPALETTE (sizeof(palette) / sizeof(palette[0]))
+
+/* The chart's geometry, fixed before drawing. */
+struct chart {
+	double w, h, left, right, top, bottom; /* plot area: [left,right]x[top,bottom] */
+	size_t nbins;       /* bins of the dtype */
+	unsigned lo, hi;    /* normal fields shown: lo..hi (lo > hi: none) */
+	int zero, nonfin;   /* special columns shown */
+	size_t nslots;
+	int bias;
+	int log_y;
+	double ymin, ymax;  /* axis range, in % (log: powers of 10) */
+};
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f); break;
+		}
+	}
+}
+
+/* Slot index of field @e, or -1 when it is not shown. */
+static long slot_of(const struct chart *c, size_t e)
+{
+	long k = c->zero ? 1 : 0;
+
+	if (e == 0)
+		return c->zero ? 0 : -1;
+	if (e == c->nbins - 1)
+		return c->nonfin ? (long)c->nslots - 1 : -1;
+	if (c->lo > c->hi || e < c->lo || e > c->hi)
+		return -1;
+	return k + (long)(e - c->lo);
+}
+
+static double slot_x(const struct chart *c, double slot)
+{
+	return c->left + (slot + 0.5) * (c->right - c->left) / (double)c->nslots;
+}
+
+static double y_of(const struct chart *c, double pct)
+{
+	double t;
+
+	if (c->log_y) {
+		if (pct < c->ymin)
+			pct = c->ymin;
+		t = (log10(pct) - log10(c->ymin)) / (log10(c->ymax) - log10(c->ymin));
+	} else {
+		t = pct / c->ymax;
+	}
+	return c->bottom - t * (c->bottom - c->top);
+}
+
+static double nice_ceil(double v)
+{
+	const double p = pow(10, floor(log10(v)));
+	static const double steps[] = { 1, 2, 2.5, 5, 10 };
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (steps[i] * p >= v * (1 - 1e-12))
+			return steps[i] * p;
+	return 10 * p;
+}
+
+static int plan(struct chart *c, const struct gt_hist_series *sr, size_t n,
+		const struct gt_hist_svg_opts *o)
+{
+	double maxp = 0, minp = 100;
+
+	c->nbins = gt_stats_nbins(sr[0].stats);
+	if (!c->nbins)
+		return GT_ERR(TYPE);
+	c->bias = gt_dtype_bias(sr[0].stats->dtype);
+	c->lo = (unsigned)c->nbins;
+	c->hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct gt_stats *s = sr[i].stats;
+
+		if (!gt_stats_nbins(s))
+			return GT_ERR(TYPE);
+		if (gt_stats_nbins(s) != c->nbins)
+			return GT_ERR(INVAL);
+		for (size_t e = 0; e < c->nbins; e++) {
+			const double p = s->values ? 100.0 * (double)s->hist[e] / (double)s->values : 0;
+
+			if (!s->hist[e])
+				continue;
+			maxp = p > maxp ? p : maxp;
+			minp = p < minp ? p : minp;
+			if (e == 0) {
+				c->zero = 1;
+			} else if (e == c->nbins - 1) {
+				c->nonfin = 1;
+			} else {
+				c->lo = (unsigned)e < c->lo ? (unsigned)e : c->lo;
+				c->hi = (unsigned)e > c->hi ? (unsigned)e : c->hi;
+			}
+		}
+	}
+	c->nslots = (size_t)c->zero + (size_t)c->nonfin +
+		    (c->lo <= c->hi ? c->hi - c->lo + 1 : 0);
+	if (!c->nslots)
+		c->nslots = 1;
+	c->w = o && o->width ? o->width : 900;
+	c->h = o && o->height ? o->height : 500;
+	c->left = 80;
+	c->right = c->w - (n > 1 ? 170 : 30);
+	c->top = 50;
+	c->bottom = c->h - 70;
+	c->log_y = o && o->log_y;
+	if (maxp <= 0)
+		maxp = 100;
+	if (c->log_y) {
+		c->ymax = pow(10, ceil(log10(maxp)));
+		c->ymin = pow(10, floor(log10(minp > 0 ? minp : 1e-6)));
+		if (c->ymin >= c->ymax)
+			c->ymin = c->ymax / 10;
+	} else {
+		c->ymin = 0;
+		c->ymax = nice_ceil(maxp);
+	}
+	return 0;
+}
+
+static void draw_axes(FILE *f, const struct chart *c, const char *title)
+{
+	const size_t step = (c->nslots + 23) / 24;
+
+	fprintf(f, "<text x=\"%.1f\" y=\"28\" text-anchor=\"middle\" font-size=\"18\">",
+		c->w / 2);
+	xml_text(f, title);
+	fputs("</text>\n", f);
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
+		c->left, c->bottom, c->right, c->bottom);
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
+		c->left, c->top, c->left, c->bottom);
+	/* y ticks: 5 linear steps or one per decade */
+	if (c->log_y) {
+		for (double v = c->ymin; v <= c->ymax * 1.0001; v *= 10) {
+			const double y = y_of(c, v);
+
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+				c->left, y, c->right, y);
+			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"12\">%g</text>\n",
+				c->left - 6, y + 4, v);
+		}
+	} else {
+		for (int i = 0; i <= 5; i++) {
+			const double v = c->ymax * i / 5, y = y_of(c, v);
+
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+				c->left, y, c->right, y);
+			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"12\">%g</text>\n",
+				c->left - 6, y + 4, v);
+		}
+	}
+	/* x ticks: one label every @step slots, the special columns always */
+	for (size_t e = 0; e < c->nbins; e++) {
+		const long k = slot_of(c, e);
+		char label[32];
+		double x;
+
+		if (k < 0 || (e && e != c->nbins - 1 && (e - c->lo) % step))
+			continue;
+		x = slot_x(c, (double)k);
+		if (e == 0)
+			snprintf(label, sizeof(label), "0/sub");
+		else if (e == c->nbins - 1)
+			snprintf(label, sizeof(label), "inf/nan");
+		else
+			snprintf(label, sizeof(label), "%d", (int)e - c->bias);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
+			x, c->bottom, x, c->bottom + 5);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"12\">%s</text>\n",
+			x, c->bottom + 20, label);
+	}
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"14\">"
+		"exponent k (value in [2^k, 2^(k+1)))</text>\n",
+		(c->left + c->right) / 2, c->h - 22);
+	fprintf(f, "<text transform=\"translate(22 %.1f) rotate(-90)\" text-anchor=\"middle\" "
+		"font-size=\"14\">share of values (%%%s)</text>\n",
+		(c->top + c->bottom) / 2, c->log_y ? ", log scale" : "");
+}
+
+static void draw_series(FILE *f, const struct chart *c, const struct gt_stats *s,
+			size_t idx, size_t n)
+{
+	const char *color = palette[idx % NPALETTE];
+	const double slot_w = (c->right - c->left) / (double)c->nslots;
+
+	if (n == 1) {
+		for (size_t e = 0; e < c->nbins; e++) {
+			const long k = slot_of(c, e);
+			double pct, y;
+
+			if (k < 0 || !s->hist[e])
+				continue;
+			pct = 100.0 * (double)s->hist[e] / (double)s->values;
+			y = y_of(c, pct);
+			fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+				"fill=\"%s\"><title>%.4g%%</title></rect>\n",
+				slot_x(c, (double)k) - 0.4 * slot_w, y, 0.8 * slot_w,
+				c->bottom - y, color, pct);
+		}
+		return;
+	}
+	fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);
+	for (size_t e = 0; e < c->nbins; e++) {
+		const long k = slot_of(c, e);
+
+		if (k >= 0)
+			fprintf(f, "%.2f,%.2f ", slot_x(c, (double)k),
+				y_of(c, s->values ? 100.0 * (double)s->hist[e] / (double)s->values : 0));
+	}
+	fputs("\"/>\n", f);
+	for (size_t e = 0; e < c->nbins; e++) {
+		const long k = slot_of(c, e);
+
+		if (k >= 0 && s->hist[e])
+			fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"2.5\" fill=\"%s\"/>\n",
+				slot_x(c, (double)k),
+				y_of(c, 100.0 * (double)s->hist[e] / (double)s->values), color);
+	}
+}
+
+static void draw_legend(FILE *f, const struct chart *c,
+			const struct gt_hist_series *sr, size_t n)
+{
+	const double x = n > 1 ? c->right + 15 : c->right - 200;
+
+	fputs("<g font-size=\"12\">\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const double y = c->top + 10 + 18.0 * (double)i;
+
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n",
+			x, y - 10, palette[i % NPALETTE]);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", x + 18, y);
+		xml_text(f, sr[i].label ? sr[i].label : "values");
+		fputs("</text>\n", f);
+	}
+	fputs("</g>\n", f);
+}
+
+int gt_hist_svg(const struct gt_hist_series *series, size_t n,
+		const struct gt_hist_svg_opts *o, char **buf_ret,
+		size_t *len_ret)
+{
+	struct chart c = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	*buf_ret = NULL;
+	*len_ret = 0;
+	if (!n)
+		return GT_ERR(INVAL);
+	rc = plan(&c, series, n, o);
+	if (rc < 0)
+		return rc;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return GT_ERR(NOMEM);
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
+		"width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+		"font-family=\"sans-serif\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+		c.w, c.h, c.w, c.h);
+	draw_axes(f, &c, o && o->title ? o->title : "Exponent histogram");
+	for (size_t i = 0; i < n; i++)
+		draw_series(f, &c, series[i].stats, i, n);
+	draw_legend(f, &c, series, n);
+	fputs("</svg>\n", f);
+	if (fclose(f) || !buf) {
+		free(buf);
+		return GT_ERR(NOMEM);
+	}
+	*buf_ret = buf;
+	*len_ret = len;
+	return 0;
+}

@@ -10,5 +10,7 @@
 #include "gt_error.h"
 #include "gt_float.h"
 #include "gt_codec.h"
+#include "gt_bitio.h"
+#include "gt_huff.h"
 
 #endif

@@ -1,0 +1,620 @@
+/* gt_huff.c - exponent histograms, length-limited Huffman codes, tables */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gt_huff.h"
+#include "banned.h"
+
+unsigned gt_huff_nsyms(enum gt_dtype dt)
+{
+	const unsigned e = gt_dtype_exp_bits(dt);
+
+	return e ? (1u << e) + 4 : 0;
+}
+
+void gt_huff_hist_init(struct gt_huff_hist *h, enum gt_dtype dt)
+{
+	memset(h, 0, sizeof(*h));
+	h->dtype = dt;
+}
+
+unsigned gt_huff_run_bits(uint64_t len)
+{
+	const uint64_t v = len - GT_HUFF_RUN_MIN + 1;
+
+	return 2 * (unsigned)(63 - __builtin_clzll(v)) + 1;
+}
+
+/* ---- histogram ---------------------------------------------------------- */
+
+/* Symbol of a value that is not the start of a run. */
+static inline __attribute__((always_inline)) unsigned
+sym_of(uint64_t u, enum gt_dtype dt)
+{
+	const unsigned eb = gt_dtype_exp_bits(dt);
+	const unsigned mb = gt_dtype_man_bits(dt);
+	const uint64_t mag = u & ((UINT64_C(1) << (eb + mb)) - 1);
+	const unsigned e = (unsigned)(u >> mb) & ((1u << eb) - 1);
+
+	return mag ? e : (1u << eb) + (unsigned)(u >> (eb + mb));
+}
+
+/* Number of +0.0 values from @i on (at most n - i). */
+static inline __attribute__((always_inline)) size_t
+zero_len(const void *src, size_t i, size_t n, enum gt_dtype dt)
+{
+	size_t j = i;
+
+	while (j < n && !gt_fp_load(src, dt, j))
+		j++;
+	return j - i;
+}
+
+/* Bit k: value i + k is +0.0, for k < 64 (needs i + 64 <= n). */
+static inline __attribute__((always_inline)) uint64_t
+zero_mask(const void *src, size_t i, enum gt_dtype dt)
+{
+	uint64_t m = 0;
+
+	for (unsigned k = 0; k < 64; k++)
+		m |= (uint64_t)(gt_fp_load(src, dt, i + k) == 0) << k;
+	/* bit k: values k .. k+RUN_MIN-1 are all +0.0 (valid for k <= 56) */
+	m &= m >> 1;
+	m &= m >> 2;
+	m &= m >> 4;
+	return m;
+}
+
+/*
+ * The histogram loop for one dtype (inlined with a constant @dt).  Groups
+ * of 56 values share one run mask, so the loop has no branch on the data
+ * except at run starts; four sub-histograms break the store-to-load
+ * chains of repeated symbols.
+ */
+static inline __attribute__((always_inline)) void
+hist_impl(struct gt_huff_hist *h, const void *src, size_t n,
+	  enum gt_dtype dt, uint64_t (*sub)[260], unsigned nsub)
+{
+	const unsigned eb = gt_dtype_exp_bits(dt);
+	size_t i = 0;
+
+	while (i < n) {
+		const size_t g = i;
+		const int full = n - g >= 64;
+		const size_t lim = full ? g + 56 : n;
+		const uint64_t runs = full ? zero_mask(src, g, dt) : 0;
+
+		for (; i < lim; i++) {
+			const uint64_t u = gt_fp_load(src, dt, i);
+			const int try_run = full ? (int)(runs >> (i - g) & 1) : !u;
+
+			if (__builtin_expect(try_run, 0)) {
+				const size_t len = zero_len(src, i, n, dt);
+
+				if (len >= GT_HUFF_RUN_MIN) {
+					h->count[GT_HUFF_RUN(eb)]++;
+					h->run_zeros += len;
+					h->run_bits += gt_huff_run_bits(len);
+					i += len;
+					break;
+				}
+			}
+			if (nsub)
+				sub[i & (nsub - 1)][sym_of(u, dt)]++;
+			else
+				h->count[sym_of(u, dt)]++;
+		}
+	}
+}
+
+void gt_huff_hist(struct gt_huff_hist *h, const void *src, size_t n)
+{
+	uint64_t sub[4][260];
+	unsigned nsub = 0;
+
+	memset(sub, 0, sizeof(sub));
+	switch (h->dtype) {
+	case GT_DT_F32:
+		hist_impl(h, src, n, GT_DT_F32, sub, nsub = 4);
+		break;
+	case GT_DT_BF16:
+		hist_impl(h, src, n, GT_DT_BF16, sub, nsub = 4);
+		break;
+	case GT_DT_F16:
+		hist_impl(h, src, n, GT_DT_F16, sub, nsub = 4);
+		break;
+	case GT_DT_F64:
+		hist_impl(h, src, n, GT_DT_F64, sub, 0);
+		break;
+	case GT_DT_NONE:
+		return;
+	}
+	for (unsigned k = 0; k < nsub; k++)
+		for (unsigned s = 0; s < 260 && s < gt_huff_nsyms(h->dtype); s++)
+			h->count[s] += sub[k][s];
+	h->n += n;
+}
+
+/* ---- building codes ------------------------------------------------------ */
+
+struct item {
+	uint64_t w;
+	unsigned sym;
+};
+
+/* Scratch of one gt_huff_build() call. */
+struct work {
+	struct item it[GT_HUFF_NSYM_MAX];
+	uint8_t ilen[GT_HUFF_NSYM_MAX];
+	uint64_t wa[2 * GT_HUFF_NSYM_MAX], wb[2 * GT_HUFF_NSYM_MAX];
+	uint32_t parent[2 * GT_HUFF_NSYM_MAX];
+	uint8_t leaf[GT_HUFF_MAXLEN_MAX + 1][2 * GT_HUFF_NSYM_MAX];
+};
+
+static int item_cmp(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->w != y->w)
+		return x->w < y->w ? -1 : 1;
+	return x->sym < y->sym ? -1 : x->sym > y->sym;
+}
+
+/* The present symbols (ESC excluded) and their weights, in @it. */
+static unsigned gather(const struct gt_huff_hist *h, struct item *it)
+{
+	const unsigned eb = gt_dtype_exp_bits(h->dtype);
+	const unsigned ns = gt_huff_nsyms(h->dtype);
+	uint64_t total = 0;
+	unsigned k = 0;
+
+	for (unsigned s = 0; s < ns; s++) {
+		uint64_t w = h->count[s];
+
+		if (s == GT_HUFF_ZERO(eb) && !w && h->count[GT_HUFF_RUN(eb)])
+			w = 1; /* runs are only used with a ZERO code */
+		if (s == GT_HUFF_ESC(eb) || !w)
+			continue;
+		it[k].w = w;
+		it[k++].sym = s;
+		total += w > (UINT64_C(1) << 52) ? (UINT64_C(1) << 52) : w;
+	}
+	/* keep package weights (<= maxlen * total) far from overflow */
+	while (total > (UINT64_C(1) << 48)) {
+		total = 0;
+		for (unsigned j = 0; j < k; j++) {
+			it[j].w = (it[j].w >> 1) | 1;
+			total += it[j].w;
+		}
+	}
+	return k;
+}
+
+/* Native Huffman code lengths of @m >= 2 sorted items, into wk->ilen;
+ * returns the longest (which may exceed 255: clamped to 255). */
+static unsigned native_lengths(struct work *wk, unsigned m)
+{
+	uint64_t *w = wk->wa;
+	uint32_t *depth = (uint32_t *)wk->wb;
+	unsigned li = 0, qi = m, qn = m, maxd = 0;
+
+	for (unsigned j = 0; j < m; j++)
+		w[j] = wk->it[j].w;
+	/* two queues: sorted leaves and internal nodes made in order */
+	for (unsigned k = 0; k + 1 < m; k++) {
+		unsigned pick[2];
+
+		for (unsigned p = 0; p < 2; p++) {
+			if (li < m && (qi == qn || w[li] <= w[qi]))
+				pick[p] = li++;
+			else
+				pick[p] = qi++;
+		}
+		w[qn] = w[pick[0]] + w[pick[1]];
+		wk->parent[pick[0]] = wk->parent[pick[1]] = qn++;
+	}
+	depth[qn - 1] = 0;
+	for (unsigned j = qn - 1; j-- > 0;)
+		depth[j] = depth[wk->parent[j]] + 1;
+	for (unsigned j = 0; j < m; j++) {
+		wk->ilen[j] = (uint8_t)(depth[j] > 255 ? 255 : depth[j]);
+		maxd = depth[j] > maxd ? depth[j] : maxd;
+	}
+	return maxd;
+}
+
+/* Optimal lengths <= @L of @m sorted items (2 <= m <= 2^L) by
+ * package-merge, into wk->ilen.  The leaves selected at each level are a
+ * prefix of the sorted items, so a length is a count of levels. */
+static void package_merge(struct work *wk, unsigned m, unsigned L)
+{
+	uint64_t *prev = wk->wa, *cur = wk->wb;
+	unsigned pn = m;
+	size_t t;
+
+	for (unsigned j = 0; j < m; j++)
+		prev[j] = wk->it[j].w;
+	for (unsigned lev = L - 1; lev >= 1; lev--) {
+		const unsigned np = pn / 2;
+		unsigned a = 0, b = 0, cn = 0;
+		uint64_t *tmp;
+
+		while (a < m || b < np) {
+			const uint64_t pw = b < np ? prev[2 * b] + prev[2 * b + 1]
+						   : UINT64_MAX;
+
+			const int is_leaf = a < m && wk->it[a].w <= pw;
+
+			wk->leaf[lev][cn] = (uint8_t)is_leaf;
+			if (is_leaf) {
+				cur[cn++] = wk->it[a++].w;
+			} else {
+				cur[cn++] = pw;
+				b++;
+			}
+		}
+		tmp = prev;
+		prev = cur;
+		cur = tmp;
+		pn = cn;
+	}
+	memset(wk->ilen, 0, m);
+	t = 2 * (size_t)m - 2;
+	for (unsigned lev = 1; lev <= L && t; lev++) {
+		size_t c = t;
+
+		if (lev < L) {
+			c = 0;
+			for (size_t j = 0; j < t; j++)
+				c += wk->leaf[lev][j];
+		}
+		for (size_t j = 0; j < c; j++)
+			wk->ilen[j]++;
+		t = 2 * (t - c);
+	}
+}
+
+static unsigned reverse_bits(unsigned c, unsigned n)
+{
+	unsigned r = 0;
+
+	for (unsigned k = 0; k < n; k++)
+		r |= ((c >> k) & 1u) << (n - 1 - k);
+	return r;
+}
+
+/* Canonical codes (deflate's rule) from t->len[], which satisfy Kraft. */
+static void assign_codes(struct gt_huff_table *t)
+{
+	unsigned cnt[GT_HUFF_MAXLEN_MAX + 1] = { 0 };
+	unsigned next[GT_HUFF_MAXLEN_MAX + 1];
+	unsigned code = 0;
+
+	for (unsigned s = 0; s < t->nsyms; s++)
+		cnt[t->len[s]]++;
+	cnt[0] = 0;
+	for (unsigned l = 1; l <= GT_HUFF_MAXLEN_MAX; l++) {
+		code = (code + cnt[l - 1]) << 1;
+		next[l] = code;
+	}
+	for (unsigned s = 0; s < t->nsyms; s++) {
+		t->code[s] = 0;
+		if (t->len[s])
+			t->code[s] = (uint16_t)reverse_bits(next[t->len[s]]++,
+							    t->len[s]);
+	}
+}
+
+static void table_reset(struct gt_huff_table *t, enum gt_dtype dt,
+			unsigned maxlen)
+{
+	memset(t, 0, sizeof(*t));
+	t->dtype = dt;
+	t->maxlen = maxlen;
+	t->nsyms = gt_huff_nsyms(dt);
+}
+
+/* Lengths of the @m sorted items of wk->it from wk->ilen into @t. */
+static void set_lengths(struct gt_huff_table *t, struct work *wk, unsigned m)
+{
+	for (unsigned j = 0; j < m; j++)
+		t->len[wk->it[j].sym] = m == 1 ? 1 : wk->ilen[j];
+}
+
+static void build_gcomp(struct gt_huff_table *t, const struct gt_huff_hist *h,
+			unsigned flags, struct work *wk)
+{
+	const unsigned esc = GT_HUFF_ESC(gt_dtype_exp_bits(h->dtype));
+	unsigned m = gather(h, wk->it);
+	int over = 0;
+
+	if (flags & GT_HUFF_STATIC) {
+		wk->it[m].w = 1;
+		wk->it[m++].sym = esc;
+	}
+	if (!m)
+		return;
+	qsort(wk->it, m, sizeof(wk->it[0]), item_cmp);
+	if (m >= 2 && native_lengths(wk, m) > t->maxlen) {
+		/* §4.3: every code longer than n_θ is replaced by one escape
+		 * code, the first over-long code truncated to n_θ bits.  In a
+		 * canonical code the over-long codes fill the end of the code
+		 * space from a multiple of 2^-n_θ on, so that prefix is free. */
+		for (unsigned j = 0; j < m; j++) {
+			if (wk->ilen[j] > t->maxlen) {
+				over = 1;
+				wk->ilen[j] = 0;
+			}
+		}
+	}
+	set_lengths(t, wk, m);
+	if (over && !t->len[esc])
+		t->len[esc] = (uint8_t)t->maxlen;
+}
+
+static void build_pm(struct gt_huff_table *t, const struct gt_huff_hist *h,
+		     unsigned flags, struct work *wk)
+{
+	const unsigned esc = GT_HUFF_ESC(gt_dtype_exp_bits(h->dtype));
+	const unsigned cap = 1u << t->maxlen;
+	unsigned m = gather(h, wk->it), skip = 0;
+	const int need_esc = (flags & GT_HUFF_STATIC) || m > cap;
+	uint64_t esc_w = 0;
+
+	qsort(wk->it, m, sizeof(wk->it[0]), item_cmp);
+	if (need_esc && m > cap - 1) {
+		skip = m - (cap - 1); /* the rarest are escaped */
+		for (unsigned j = 0; j < skip; j++)
+			esc_w += wk->it[j].w;
+	}
+	memmove(wk->it, wk->it + skip, (m - skip) * sizeof(wk->it[0]));
+	m -= skip;
+	if (need_esc) {
+		wk->it[m].w = esc_w ? esc_w : 1;
+		wk->it[m++].sym = esc;
+		qsort(wk->it, m, sizeof(wk->it[0]), item_cmp);
+	}
+	if (m >= 2)
+		package_merge(wk, m, t->maxlen);
+	set_lengths(t, wk, m);
+}
+
+int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
+		  unsigned maxlen, enum gt_huff_method method, unsigned flags)
+{
+	struct gt_huff_table alt;
+	struct work *wk;
+	uint64_t cp, cg, e;
+
+	if (!gt_huff_nsyms(h->dtype) || maxlen < GT_HUFF_MAXLEN_MIN ||
+	    maxlen > GT_HUFF_MAXLEN_MAX || (unsigned)method > GT_HUFF_BEST)
+		return GT_ERR(INVAL);
+	wk = malloc(sizeof(*wk));
+	if (!wk)
+		return GT_ERR(NOMEM);
+	table_reset(t, h->dtype, maxlen);
+	if (method == GT_HUFF_GCOMP) {
+		build_gcomp(t, h, flags, wk);
+	} else {
+		build_pm(t, h, flags, wk);
+	}
+	assign_codes(t);
+	if (method == GT_HUFF_BEST) {
+		table_reset(&alt, h->dtype, maxlen);
+		build_gcomp(&alt, h, flags, wk);
+		assign_codes(&alt);
+		if (gt_huff_cost(t, h, &cp, &e) < 0 ||
+		    (gt_huff_cost(&alt, h, &cg, &e) == 0 && cg < cp))
+			*t = alt;
+	}
+	free(wk);
+	return 0;
+}
+
+/* ---- using codes --------------------------------------------------------- */
+
+int gt_huff_resolve(const struct gt_huff_table *t, unsigned sym,
+		    struct gt_huff_sym *ret)
+{
+	const unsigned eb = gt_dtype_exp_bits(t->dtype);
+	const unsigned esc = GT_HUFF_ESC(eb);
+
+	if (sym >= t->nsyms || sym == esc)
+		return GT_ERR(INVAL);
+	ret->escaped = 0;
+	ret->mant = sym < (1u << eb);
+	if (t->len[sym]) {
+		ret->bits = t->code[sym];
+		ret->nbits = t->len[sym];
+		return 0;
+	}
+	if (sym == GT_HUFF_RUN(eb))
+		return GT_ERR(INVAL);
+	/* ±0.0 without a code: exponent field 0, zero mantissa */
+	ret->mant = 1;
+	if (sym >= (1u << eb) && t->len[0]) {
+		ret->bits = t->code[0];
+		ret->nbits = t->len[0];
+		return 0;
+	}
+	if (!t->len[esc])
+		return GT_ERR(INVAL);
+	ret->bits = t->code[esc] |
+		    (uint32_t)(sym < (1u << eb) ? sym : 0) << t->len[esc];
+	ret->nbits = t->len[esc] + eb;
+	ret->escaped = 1;
+	return 0;
+}
+
+int gt_huff_runs_used(const struct gt_huff_table *t)
+{
+	const unsigned eb = gt_dtype_exp_bits(t->dtype);
+
+	return t->nsyms && t->len[GT_HUFF_RUN(eb)] && t->len[GT_HUFF_ZERO(eb)];
+}
+
+int gt_huff_cost(const struct gt_huff_table *t, const struct gt_huff_hist *h,
+		 uint64_t *bits_ret, uint64_t *escaped_ret)
+{
+	const unsigned eb = gt_dtype_exp_bits(t->dtype);
+	const unsigned mbits = 1 + gt_dtype_man_bits(t->dtype);
+	uint64_t bits = 0, esc = 0;
+	struct gt_huff_sym r;
+
+	*bits_ret = *escaped_ret = 0;
+	if (t->dtype != h->dtype || !t->nsyms)
+		return GT_ERR(INVAL);
+	for (unsigned s = 0; s < t->nsyms; s++) {
+		uint64_t c = h->count[s];
+
+		if (s == GT_HUFF_ZERO(eb) && !gt_huff_runs_used(t))
+			c += h->run_zeros;
+		if (s == GT_HUFF_RUN(eb) && !gt_huff_runs_used(t))
+			continue;
+		if (!c || s == GT_HUFF_ESC(eb))
+			continue;
+		GT_TRY(gt_huff_resolve(t, s, &r));
+		bits += c * (r.nbits + (r.mant ? mbits : 0));
+		esc += r.escaped ? c : 0;
+		if (s == GT_HUFF_RUN(eb))
+			bits += h->run_bits;
+	}
+	*bits_ret = bits;
+	*escaped_ret = esc;
+	return 0;
+}
+
+double gt_huff_entropy(const struct gt_huff_hist *h)
+{
+	const unsigned ns = gt_huff_nsyms(h->dtype);
+	double tot = 0, bits = 0;
+
+	for (unsigned s = 0; s < ns; s++)
+		tot += (double)h->count[s];
+	for (unsigned s = 0; s < ns; s++)
+		if (h->count[s])
+			bits += (double)h->count[s] * log2(tot / (double)h->count[s]);
+	return bits;
+}
+
+/* ---- tables as bytes ------------------------------------------------------ */
+
+int gt_huff_save(const struct gt_huff_table *t, void *dst, size_t cap,
+		 size_t *len_ret)
+{
+	unsigned char buf[GT_HUFF_SAVE_MAX];
+	unsigned k = 0, gap = 0;
+	size_t p = 5;
+
+	for (unsigned s = 0; s < t->nsyms; s++) {
+		if (!t->len[s]) {
+			gap++;
+			continue;
+		}
+		buf[p++] = (unsigned char)(t->len[s] | (gap < 15 ? gap : 15) << 4);
+		if (gap >= 15) {
+			const unsigned v = gap - 15;
+
+			if (v >= 128) {
+				buf[p++] = (unsigned char)(0x80 | (v & 0x7f));
+				buf[p++] = (unsigned char)(v >> 7);
+			} else {
+				buf[p++] = (unsigned char)v;
+			}
+		}
+		gap = 0;
+		k++;
+	}
+	buf[0] = 1;
+	buf[1] = (unsigned char)t->dtype;
+	buf[2] = (unsigned char)t->maxlen;
+	buf[3] = (unsigned char)(k & 0xff);
+	buf[4] = (unsigned char)(k >> 8);
+	*len_ret = 0;
+	if (p > cap)
+		return GT_ERR(DST_TOO_SMALL);
+	memcpy(dst, buf, p);
+	*len_ret = p;
+	return 0;
+}
+
+/* The lengths of gt_huff_load(); Kraft and ESC are checked by the caller. */
+static int load_entries(struct gt_huff_table *t, const unsigned char *p,
+			const unsigned char *end, unsigned k)
+{
+	unsigned sym = 0;
+
+	for (unsigned j = 0; j < k; j++) {
+		unsigned len, gap;
+
+		if (p == end)
+			return GT_ERR(TRUNCATED);
+		len = *p & 15;
+		gap = *p++ >> 4;
+		if (gap == 15) {
+			if (p == end)
+				return GT_ERR(TRUNCATED);
+			gap += *p & 0x7f;
+			if (*p++ & 0x80) {
+				if (p == end)
+					return GT_ERR(TRUNCATED);
+				if (*p & 0x80)
+					return GT_ERR(CORRUPT);
+				gap += (unsigned)*p++ << 7;
+			}
+		}
+		sym += gap;
+		if (sym >= t->nsyms || !len || len > t->maxlen)
+			return GT_ERR(CORRUPT);
+		t->len[sym++] = (uint8_t)len;
+	}
+	return p == end ? 0 : GT_ERR(CORRUPT);
+}
+
+int gt_huff_load(struct gt_huff_table *t, const void *src, size_t len,
+		 unsigned flags)
+{
+	const unsigned char *p = src;
+	uint64_t kraft = 0;
+	unsigned k;
+
+	if (len < 5)
+		return GT_ERR(TRUNCATED);
+	if (p[0] != 1 || p[1] < 1 || p[1] > GT_DT_MAX ||
+	    p[2] < GT_HUFF_MAXLEN_MIN || p[2] > GT_HUFF_MAXLEN_MAX)
+		return GT_ERR(CORRUPT);
+	table_reset(t, (enum gt_dtype)p[1], p[2]);
+	k = p[3] | (unsigned)p[4] << 8;
+	if (k > t->nsyms)
+		return GT_ERR(CORRUPT);
+	GT_TRY(load_entries(t, p + 5, p + len, k));
+	for (unsigned s = 0; s < t->nsyms; s++)
+		if (t->len[s])
+			kraft += UINT64_C(1) << (t->maxlen - t->len[s]);
+	if (kraft > (UINT64_C(1) << t->maxlen))
+		return GT_ERR(CORRUPT);
+	if ((flags & GT_HUFF_STATIC) &&
+	    !t->len[GT_HUFF_ESC(gt_dtype_exp_bits(t->dtype))])
+		return GT_ERR(CORRUPT);
+	assign_codes(t);
+	return 0;
+}
+
+int gt_huff_lut(const struct gt_huff_table *t, uint16_t *lut, size_t lut_len)
+{
+	const size_t size = (size_t)1 << t->maxlen;
+
+	if (lut_len < size || t->maxlen > GT_HUFF_MAXLEN_MAX)
+		return GT_ERR(INVAL);
+	memset(lut, 0, size * sizeof(*lut));
+	for (unsigned s = 0; s < t->nsyms; s++) {
+		const unsigned l = t->len[s];
+
+		if (!l)
+			continue;
+		for (size_t i = t->code[s]; i < size; i += (size_t)1 << l)
+			lut[i] = (uint16_t)(s | l << 12);
+	}
+	return 0;
+}

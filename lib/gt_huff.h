@@ -1,0 +1,193 @@
+/* gt_huff.h - length-limited Huffman codes for float exponents */
+#ifndef GT_HUFF_H
+#define GT_HUFF_H
+
+/*
+ * The alphabet for a dtype with an E-bit exponent field has
+ * gt_huff_nsyms(dt) = 2^E + 4 symbols:
+ *   0 .. 2^E-1   the exponent field of a value that is not ±0.0 (field 0
+ *                with a non-zero mantissa is a subnormal; 2^E-1 is Inf/NaN)
+ *   ZERO  = 2^E      +0.0 (no mantissa follows)
+ *   NZERO = 2^E + 1  -0.0 (no mantissa follows)
+ *   RUN   = 2^E + 2  a run of +0.0, its length follows (Elias gamma)
+ *   ESC   = 2^E + 3  escape: the raw E-bit exponent field follows
+ *
+ * Tokenizing n values (what gt_huff_hist() counts and huffexp codes): a
+ * maximal stretch of +0.0 values of length >= GT_HUFF_RUN_MIN is one RUN
+ * token (with its length L coded as the Elias-gamma code of
+ * L - GT_HUFF_RUN_MIN + 1); every other value is one token, ZERO, NZERO
+ * or its exponent symbol.
+ *
+ * Coding a token with a table (gt_huff_resolve): a symbol with a code
+ * costs its code (+ sign and mantissa, 1 + M bits, for exponents).  An
+ * exponent without a code is ESC + the raw E-bit field + sign/mantissa.
+ * ZERO or NZERO without a code is coded as the value it is: exponent
+ * field 0 with a zero mantissa (through symbol 0's code when it has one,
+ * else through ESC).  Runs are used only when both RUN and ZERO have
+ * codes; otherwise the zeros of a run are coded one by one.
+ *
+ * Codes are canonical (by length, then symbol) and at most maxlen bits
+ * (n_θ in the GComp paper).  The decoding LUT has 2^maxlen entries of 2
+ * bytes: at the default maxlen 12 that is 8 KiB, which leaves most of a
+ * 32 KiB L1 data cache to the data being decoded.  maxlen <= 15 keeps the
+ * LUT <= 2^15 entries (64 KiB) and lets a LUT entry hold the 12-bit symbol
+ * and the 4-bit length in 16 bits.
+ *
+ * Tables and histograms are plain structs owned by the caller; no
+ * function keeps state.  Thread-safe on distinct objects.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gt_error.h"
+#include "gt_float.h"
+
+#define GT_HUFF_NSYM_MAX ((1u << 11) + 4) /* f64 */
+#define GT_HUFF_MAXLEN_MIN 1
+#define GT_HUFF_MAXLEN_MAX 15
+#define GT_HUFF_MAXLEN_DEFAULT 12
+#define GT_HUFF_LUT_MAX (1u << GT_HUFF_MAXLEN_MAX)
+/* Shortest stretch of +0.0 coded as one RUN token. */
+#define GT_HUFF_RUN_MIN 8
+/* Most bytes gt_huff_save() writes. */
+#define GT_HUFF_SAVE_MAX (5 + 3 * GT_HUFF_NSYM_MAX)
+
+enum gt_huff_method {
+	GT_HUFF_GCOMP = 0, /* native Huffman, long codes -> one escape (§4.3) */
+	GT_HUFF_PM = 1,    /* optimal length-limited code, package-merge */
+	GT_HUFF_BEST = 2,  /* both; the cheaper on the histogram (ties: PM) */
+};
+
+enum gt_huff_flags {
+	/* build: give ESC a code even when nothing needs it (weight >= 1),
+	 * so that the table can code data it was not built from.
+	 * load: require an ESC code. */
+	GT_HUFF_STATIC = 1 << 0,
+};
+
+/* Symbol numbers of the four extra symbols for an E-bit exponent. */
+#define GT_HUFF_ZERO(ebits) ((1u << (ebits)) + 0)
+#define GT_HUFF_NZERO(ebits) ((1u << (ebits)) + 1)
+#define GT_HUFF_RUN(ebits) ((1u << (ebits)) + 2)
+#define GT_HUFF_ESC(ebits) ((1u << (ebits)) + 3)
+
+/* Token counts of some values (see the tokenizing rule above). */
+struct gt_huff_hist {
+	enum gt_dtype dtype;
+	uint64_t n;          /* values counted */
+	uint64_t run_zeros;  /* +0.0 values inside RUN tokens */
+	uint64_t run_bits;   /* Elias-gamma bits of all run lengths */
+	uint64_t count[GT_HUFF_NSYM_MAX];
+};
+
+/* A code: lengths (0: no code) and the codes, bit-reversed for LSB-first
+ * streams (gt_bitio.h), so a code is written with one gt_bitw_put(). */
+struct gt_huff_table {
+	enum gt_dtype dtype;
+	unsigned maxlen;
+	unsigned nsyms;
+	uint8_t len[GT_HUFF_NSYM_MAX];
+	uint16_t code[GT_HUFF_NSYM_MAX];
+};
+
+/* How the encoder codes one symbol with a table (gt_huff_resolve). */
+struct gt_huff_sym {
+	uint32_t bits;   /* code, then the raw exponent when escaped */
+	unsigned nbits;  /* length of @bits */
+	unsigned mant;   /* 1: sign and mantissa (1 + M bits) follow */
+	unsigned escaped;
+};
+
+/* 2^E + 4, or 0 for GT_DT_NONE. */
+unsigned gt_huff_nsyms(enum gt_dtype dt);
+
+/* gt_huff_hist_init - an empty histogram for @dt. */
+void gt_huff_hist_init(struct gt_huff_hist *h, enum gt_dtype dt);
+
+/*
+ * gt_huff_hist - add the tokens of @n values at @src (h->dtype,
+ * little-endian) to @h.  A run is never joined across two calls.  One
+ * pass, no allocation.
+ */
+void gt_huff_hist(struct gt_huff_hist *h, const void *src, size_t n);
+
+/* Bits of the Elias-gamma code of a run of @len >= GT_HUFF_RUN_MIN. */
+unsigned gt_huff_run_bits(uint64_t len);
+
+/*
+ * gt_huff_build - a canonical code of at most @maxlen bits for @h.
+ * Counts are used as weights; when RUN is counted and ZERO is not, ZERO
+ * gets weight 1 (runs need a ZERO code).  GT_HUFF_STATIC: ESC gets a code.
+ * GCOMP: native Huffman over the present symbols; every code longer than
+ * maxlen is dropped and one ESC code of maxlen bits (the truncation of
+ * the first over-long code) stands for them.  PM: package-merge over the
+ * present symbols plus ESC; when they are more than 2^maxlen, the rarest
+ * are escaped.  No symbol present: an empty table (0 codes).  One symbol:
+ * a 1-bit code.  Allocates a work area (about 130 KiB) for the call.
+ * @return 0, GT_ERR(INVAL) (bad dtype, maxlen or method), GT_ERR(NOMEM).
+ */
+int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
+		  unsigned maxlen, enum gt_huff_method method, unsigned flags);
+
+/*
+ * gt_huff_resolve - how symbol @sym (< nsyms, not ESC) is coded with @t.
+ * @return 0, GT_ERR(INVAL) when it cannot be (no code and no ESC code).
+ */
+int gt_huff_resolve(const struct gt_huff_table *t, unsigned sym,
+		    struct gt_huff_sym *ret);
+
+/* 1 when runs are coded as RUN tokens with @t (RUN and ZERO have codes). */
+int gt_huff_runs_used(const struct gt_huff_table *t);
+
+/*
+ * gt_huff_cost - the exact bits that huffexp spends on the values of @h
+ * with @t: codes, raw escaped exponents, run lengths and the sign and
+ * mantissa bits (headers and byte padding excluded), and how many values
+ * are escaped.  @return 0, GT_ERR(INVAL) (a value cannot be coded, or
+ * the dtypes differ).
+ */
+int gt_huff_cost(const struct gt_huff_table *t, const struct gt_huff_hist *h,
+		 uint64_t *bits_ret, uint64_t *escaped_ret);
+
+/*
+ * gt_huff_save - the lengths of @t, at most GT_HUFF_SAVE_MAX bytes:
+ *   byte 0     format version, 1
+ *   byte 1     dtype (enum gt_dtype)
+ *   byte 2     maxlen (GT_HUFF_MAXLEN_MIN..MAX)
+ *   bytes 3-4  k, the number of symbols with a code (little-endian)
+ *   k entries in increasing symbol order, each: one byte, length (1 to
+ *	maxlen) in bits 0-3 and g = min(gap, 15) in bits 4-7, where gap is
+ *	the number of symbols without a code since the previous entry (or
+ *	since symbol 0); g = 15 is followed by gap - 15 as a 1- or 2-byte
+ *	LEB128 varint.
+ * The codes are the canonical codes of the lengths.
+ * @return 0, GT_ERR(DST_TOO_SMALL).
+ */
+int gt_huff_save(const struct gt_huff_table *t, void *dst, size_t cap,
+		 size_t *len_ret);
+
+/*
+ * gt_huff_load - read a table written by gt_huff_save(): exactly @len
+ * bytes.  Hostile input: checks the version, dtype, maxlen range, symbol
+ * indexes, lengths <= maxlen, Kraft sum <= 1 and, with GT_HUFF_STATIC,
+ * that ESC has a code.  @return 0, GT_ERR(CORRUPT), GT_ERR(TRUNCATED).
+ */
+int gt_huff_load(struct gt_huff_table *t, const void *src, size_t len,
+		 unsigned flags);
+
+/*
+ * gt_huff_lut - fill the decoding table: entry i (0 <= i < 2^maxlen)
+ * decodes the stream whose next maxlen bits, LSB-first, are i, as
+ * GT_HUFF_LUT_SYM(e) and GT_HUFF_LUT_LEN(e) (length 0: no code starts
+ * with these bits, the stream is corrupt).  @lut_len >= 2^t->maxlen.
+ * @return 0, GT_ERR(INVAL) when @lut_len is too small.
+ */
+int gt_huff_lut(const struct gt_huff_table *t, uint16_t *lut, size_t lut_len);
+#define GT_HUFF_LUT_SYM(e) ((unsigned)(e) & 0xfffu)
+#define GT_HUFF_LUT_LEN(e) ((unsigned)(e) >> 12)
+
+/* Entropy of the token distribution of @h in bits (RUN counted as a
+ * token, run lengths excluded), for reports. */
+double gt_huff_entropy(const struct gt_huff_hist *h);
+
+#endif

@@ -1,0 +1,384 @@
+/* test_huff.c - histograms, both builders, cost, save/load, LUT decoding */
+#include "check.h"
+#include "../../lib/gt_huff.h"
+#include "../../lib/gt_bitio.h"
+#include "../../lib/banned.h"
+
+static uint64_t kraft(const struct gt_huff_table *t)
+{
+	uint64_t k = 0;
+
+	for (unsigned s = 0; s < t->nsyms; s++)
+		if (t->len[s])
+			k += 1ull << (GT_HUFF_MAXLEN_MAX - t->len[s]);
+	return k;
+}
+
+static unsigned ncoded(const struct gt_huff_table *t)
+{
+	unsigned k = 0;
+
+	for (unsigned s = 0; s < t->nsyms; s++)
+		k += t->len[s] != 0;
+	return k;
+}
+
+/* Saved, loaded and compared; the LUT decodes every code. */
+static void check_table(const struct gt_huff_table *t, unsigned flags)
+{
+	static uint16_t lut[GT_HUFF_LUT_MAX];
+	static struct gt_huff_table u;
+	unsigned char buf[GT_HUFF_SAVE_MAX];
+	size_t len;
+
+	CHECK(kraft(t) <= 1ull << GT_HUFF_MAXLEN_MAX);
+	CHECK_RC(gt_huff_save(t, buf, sizeof(buf), &len), 0);
+	CHECK_RC(gt_huff_load(&u, buf, len, flags), 0);
+	CHECK(!memcmp(u.len, t->len, sizeof(t->len)));
+	CHECK(!memcmp(u.code, t->code, sizeof(t->code)));
+	CHECK(u.maxlen == t->maxlen && u.dtype == t->dtype);
+	CHECK_RC(gt_huff_lut(t, lut, GT_HUFF_LUT_MAX), 0);
+	for (unsigned s = 0; s < t->nsyms; s++) {
+		if (!t->len[s])
+			continue;
+		CHECK(t->len[s] <= t->maxlen);
+		CHECK(GT_HUFF_LUT_SYM(lut[t->code[s]]) == s);
+		CHECK(GT_HUFF_LUT_LEN(lut[t->code[s]]) == t->len[s]);
+	}
+	for (size_t j = 1; j < len; j++) /* truncated bytes are rejected */
+		CHECK(gt_huff_load(&u, buf, j, flags) < 0);
+}
+
+static void build_all(const struct gt_huff_hist *h, unsigned maxlen)
+{
+	static struct gt_huff_table t;
+
+	for (int m = 0; m < 3; m++) {
+		for (unsigned f = 0; f < 2; f++) {
+			CHECK_RC(gt_huff_build(&t, h, maxlen, (enum gt_huff_method)m, f), 0);
+			check_table(&t, f);
+			if (f)
+				CHECK(t.len[GT_HUFF_ESC(gt_dtype_exp_bits(h->dtype))] > 0);
+		}
+	}
+}
+
+static void test_degenerate(void)
+{
+	static struct gt_huff_hist h;
+	static struct gt_huff_table t;
+	uint64_t bits, esc;
+
+	gt_huff_hist_init(&h, GT_DT_F32);
+	for (int m = 0; m < 3; m++) {
+		CHECK_RC(gt_huff_build(&t, &h, 12, (enum gt_huff_method)m, 0), 0);
+		CHECK(ncoded(&t) == 0);
+		CHECK_RC(gt_huff_cost(&t, &h, &bits, &esc), 0);
+		CHECK(bits == 0);
+	}
+	build_all(&h, 12);
+	h.count[130] = 1000;
+	for (int m = 0; m < 3; m++) {
+		CHECK_RC(gt_huff_build(&t, &h, 12, (enum gt_huff_method)m, 0), 0);
+		CHECK(ncoded(&t) == 1 && t.len[130] == 1);
+		CHECK_RC(gt_huff_cost(&t, &h, &bits, &esc), 0);
+		CHECK(bits == 1000 * 25 && esc == 0);
+	}
+	build_all(&h, 1);
+	h.count[7] = 1;
+	CHECK_RC(gt_huff_build(&t, &h, 12, GT_HUFF_PM, 0), 0);
+	CHECK(t.len[7] == 1 && t.len[130] == 1 && kraft(&t) == 1ull << 15);
+	build_all(&h, 1);
+	CHECK(gt_huff_build(&t, &h, 0, GT_HUFF_PM, 0) == GT_ERR(INVAL));
+	CHECK(gt_huff_build(&t, &h, 16, GT_HUFF_PM, 0) == GT_ERR(INVAL));
+}
+
+/* Every symbol of every dtype, flat and skewed; escapes at small maxlen. */
+static void test_all_symbols(void)
+{
+	static struct gt_huff_hist h;
+	static struct gt_huff_table t;
+	const enum gt_dtype dts[] = { GT_DT_F32, GT_DT_F16, GT_DT_BF16, GT_DT_F64 };
+
+	for (unsigned d = 0; d < 4; d++) {
+		gt_huff_hist_init(&h, dts[d]);
+		for (unsigned s = 0; s < gt_huff_nsyms(dts[d]); s++)
+			h.count[s] = s == GT_HUFF_ESC(gt_dtype_exp_bits(dts[d])) ? 0 : 5;
+		build_all(&h, 12);
+		build_all(&h, 3);
+		CHECK_RC(gt_huff_build(&t, &h, 12, GT_HUFF_PM, 0), 0);
+		if (gt_huff_nsyms(dts[d]) <= 4096)
+			CHECK(kraft(&t) == 1ull << 15); /* complete */
+		for (unsigned s = 0; s < gt_huff_nsyms(dts[d]); s++)
+			h.count[s] = (check_rand() % 3 == 0) ? 1ull << (check_rand() % 41) : 0;
+		build_all(&h, 12);
+		build_all(&h, 5);
+	}
+}
+
+/* Fibonacci counts: native Huffman codes are as long as the alphabet. */
+static void test_fibonacci_gcomp(void)
+{
+	static struct gt_huff_hist h;
+	static struct gt_huff_table t, p;
+	uint64_t a = 1, b = 1, bg, bp, eg, ep;
+	unsigned nesc = 0;
+
+	gt_huff_hist_init(&h, GT_DT_F32);
+	for (unsigned s = 0; s < 58; s++) {
+		h.count[s] = a;
+		b += a;
+		a = b - a;
+	}
+	CHECK_RC(gt_huff_build(&t, &h, 12, GT_HUFF_GCOMP, 0), 0);
+	/* native lengths 57, 57, 56, ..., 1: lengths > 12 are escaped */
+	for (unsigned s = 0; s < 58; s++)
+		nesc += !t.len[s];
+	CHECK(nesc == 46);
+	CHECK(t.len[GT_HUFF_ESC(8)] == 12);
+	for (unsigned s = 46; s < 58; s++)
+		CHECK(t.len[s] == 58 - s);
+	check_table(&t, GT_HUFF_STATIC);
+	CHECK_RC(gt_huff_cost(&t, &h, &bg, &eg), 0);
+	bp = 0;
+	for (unsigned s = 0; s < 46; s++)
+		bp += h.count[s];
+	CHECK(eg == bp);
+	CHECK_RC(gt_huff_build(&p, &h, 12, GT_HUFF_PM, 0), 0);
+	CHECK_RC(gt_huff_cost(&p, &h, &bp, &ep), 0);
+	CHECK(ep == 0 && bp <= bg);
+	CHECK(kraft(&p) == 1ull << 15);
+	CHECK_RC(gt_huff_build(&t, &h, 12, GT_HUFF_BEST, 0), 0);
+	CHECK(!memcmp(t.len, p.len, sizeof(t.len)));
+}
+
+/* Brute force: the cheapest lengths 1..L over m symbols, Kraft <= 1. */
+static uint64_t brute(const uint64_t *w, unsigned m, unsigned L, unsigned *len,
+		      unsigned i, uint64_t kr)
+{
+	uint64_t best = UINT64_MAX;
+
+	if (i == m)
+		return 0;
+	for (unsigned l = 1; l <= L; l++) {
+		const uint64_t k = kr + (1ull << (L - l));
+		uint64_t c;
+
+		if (k > (1ull << L))
+			continue;
+		len[i] = l;
+		c = brute(w, m, L, len, i + 1, k);
+		if (c != UINT64_MAX && c + w[i] * l < best)
+			best = c + w[i] * l;
+	}
+	return best;
+}
+
+static void test_pm_optimal(void)
+{
+	static struct gt_huff_hist h;
+	static struct gt_huff_table t;
+	uint64_t w[7];
+	unsigned len[7];
+
+	for (int round = 0; round < 300; round++) {
+		const unsigned m = 2 + (unsigned)(check_rand() % 6);
+		unsigned L = 1;
+		uint64_t cost = 0;
+
+		while ((1u << L) < m)
+			L++;
+		L += (unsigned)(check_rand() % 3);
+		gt_huff_hist_init(&h, GT_DT_F16);
+		for (unsigned j = 0; j < m; j++) {
+			w[j] = 1 + check_rand() % (round & 1 ? 1000 : 1u << (check_rand() % 30));
+			h.count[3 * j] = w[j];
+		}
+		CHECK_RC(gt_huff_build(&t, &h, L, GT_HUFF_PM, 0), 0);
+		for (unsigned j = 0; j < m; j++)
+			cost += w[j] * t.len[3 * j];
+		CHECK(cost == brute(w, m, L, len, 0, 0));
+		CHECK(t.len[GT_HUFF_ESC(5)] == 0);
+	}
+}
+
+/* PM with more symbols than 2^maxlen escapes the rarest. */
+static void test_pm_escape(void)
+{
+	static struct gt_huff_hist h;
+	static struct gt_huff_table t;
+	uint64_t bits, esc;
+
+	gt_huff_hist_init(&h, GT_DT_F16);
+	for (unsigned s = 0; s < 32; s++)
+		h.count[s] = 100 + s;
+	CHECK_RC(gt_huff_build(&t, &h, 3, GT_HUFF_PM, 0), 0);
+	CHECK(t.len[GT_HUFF_ESC(5)] > 0);
+	for (unsigned s = 0; s < 32; s++)
+		CHECK(!!t.len[s] == (s >= 25));
+	CHECK_RC(gt_huff_cost(&t, &h, &bits, &esc), 0);
+	CHECK(esc == 25 * 100 + 300);
+}
+
+/* A slow reference tokenizer for gt_huff_hist(). */
+static void ref_hist(struct gt_huff_hist *h, const float *v, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		uint32_t u;
+		size_t l = 0;
+
+		memcpy(&u, &v[i], 4);
+		if (!u) {
+			uint32_t z = 0;
+
+			while (i + l < n && (memcpy(&z, &v[i + l], 4), z == 0))
+				l++;
+			if (l >= GT_HUFF_RUN_MIN) {
+				h->count[GT_HUFF_RUN(8)]++;
+				h->run_zeros += l;
+				h->run_bits += gt_huff_run_bits(l);
+				i += l;
+				continue;
+			}
+		}
+		if (u & 0x7fffffffu)
+			h->count[(u >> 23) & 0xff]++;
+		else
+			h->count[256 + (u >> 31)]++;
+		i++;
+	}
+	h->n += n;
+}
+
+static void test_hist(void)
+{
+	static struct gt_huff_hist a, b;
+	const size_t n = 20000;
+	float *v = malloc(n * sizeof(*v));
+
+	for (int round = 0; round < 20; round++) {
+		for (size_t i = 0; i < n; i++) {
+			const uint64_t r = check_rand();
+
+			v[i] = (r % 4 == 0) ? 0.0f : (float)((double)(r >> 20) * 1e-12);
+			if (r % 97 == 0)
+				v[i] = -0.0f;
+		}
+		for (int k = 0; k < 10; k++) { /* runs of all sorts of length */
+			const size_t at = check_rand() % n;
+			const size_t l = check_rand() % 200;
+
+			for (size_t j = at; j < at + l && j < n; j++)
+				v[j] = 0.0f;
+		}
+		gt_huff_hist_init(&a, GT_DT_F32);
+		gt_huff_hist_init(&b, GT_DT_F32);
+		gt_huff_hist(&a, v, n - (size_t)round);
+		ref_hist(&b, v, n - (size_t)round);
+		CHECK(!memcmp(&a, &b, sizeof(a)));
+	}
+	free(v);
+}
+
+/* Bit-by-bit decoding against the canonical codes vs the LUT. */
+static unsigned slow_decode(const struct gt_huff_table *t, struct gt_bitr *r)
+{
+	unsigned code = 0;
+
+	for (unsigned l = 1; l <= t->maxlen; l++) {
+		code |= (unsigned)gt_bitr_get(r, 1) << (l - 1);
+		for (unsigned s = 0; s < t->nsyms; s++)
+			if (t->len[s] == l && t->code[s] == code)
+				return s;
+	}
+	return ~0u;
+}
+
+static void test_lut_vs_slow(void)
+{
+	static struct gt_huff_hist h;
+	static struct gt_huff_table t;
+	static uint16_t lut[GT_HUFF_LUT_MAX];
+	static unsigned syms[3000];
+	static unsigned char buf[3000 * 2 + 8];
+	struct gt_bitw w;
+	struct gt_bitr r1, r2;
+	size_t len;
+	unsigned nc = 0, list[GT_HUFF_NSYM_MAX];
+
+	gt_huff_hist_init(&h, GT_DT_F32);
+	for (unsigned s = 0; s < 260; s++)
+		h.count[s] = check_rand() % 2 ? 1 + (check_rand() % (1u << (s % 20))) : 0;
+	CHECK_RC(gt_huff_build(&t, &h, 11, GT_HUFF_GCOMP, GT_HUFF_STATIC), 0);
+	CHECK_RC(gt_huff_lut(&t, lut, GT_HUFF_LUT_MAX), 0);
+	for (unsigned s = 0; s < t.nsyms; s++)
+		if (t.len[s])
+			list[nc++] = s;
+	gt_bitw_init(&w, buf, sizeof(buf));
+	for (int i = 0; i < 3000; i++) {
+		syms[i] = list[check_rand() % nc];
+		gt_bitw_put(&w, t.code[syms[i]], t.len[syms[i]]);
+		gt_bitw_flush(&w);
+	}
+	CHECK_RC(gt_bitw_close(&w, &len), 0);
+	gt_bitr_init(&r1, buf, len);
+	gt_bitr_init(&r2, buf, len);
+	for (int i = 0; i < 3000; i++) {
+		unsigned e;
+
+		gt_bitr_refill(&r1);
+		e = lut[gt_bitr_peek(&r1, t.maxlen)];
+		gt_bitr_consume(&r1, GT_HUFF_LUT_LEN(e));
+		CHECK(GT_HUFF_LUT_SYM(e) == syms[i]);
+		CHECK(slow_decode(&t, &r2) == syms[i]);
+	}
+	CHECK_RC(gt_bitr_finish(&r1), 0);
+}
+
+static void test_load_rejects(void)
+{
+	static struct gt_huff_table t;
+	/* version, f32, maxlen 4, k = 3: sym 0 len 1, sym 1 len 1, sym 2 len 1 */
+	unsigned char kr[] = { 1, 1, 4, 3, 0, 0x01, 0x01, 0x01 };
+	unsigned char ok[] = { 1, 1, 4, 2, 0, 0x01, 0x01 };
+	unsigned char toolong[] = { 1, 1, 4, 1, 0, 0x05 };
+	unsigned char badsym[] = { 1, 1, 4, 1, 0, 0xf1, 0xff, 0x7f };
+	unsigned char badsym2[] = { 1, 1, 4, 1, 0, 0xf1, 0xff, 0x02 }; /* gap 15+127+256 */
+	unsigned char baddt[] = { 1, 9, 4, 0, 0 };
+	unsigned char badml[] = { 1, 1, 16, 0, 0 };
+	unsigned char badver[] = { 2, 1, 4, 0, 0 };
+	unsigned char trail[] = { 1, 1, 4, 0, 0, 0 };
+	unsigned char zerolen[] = { 1, 1, 4, 1, 0, 0x00 };
+	unsigned char esc[] = { 1, 1, 4, 1, 0, 0xf1, 0xf4, 0x01 }; /* sym 259 = ESC */
+
+	CHECK_RC(gt_huff_load(&t, ok, sizeof(ok), 0), 0);
+	CHECK_RC(gt_huff_load(&t, ok, sizeof(ok), GT_HUFF_STATIC), GT_ERR(CORRUPT));
+	CHECK_RC(gt_huff_load(&t, esc, sizeof(esc), GT_HUFF_STATIC), 0);
+	CHECK(t.len[259] == 1);
+	CHECK_RC(gt_huff_load(&t, kr, sizeof(kr), 0), GT_ERR(CORRUPT));
+	CHECK_RC(gt_huff_load(&t, toolong, sizeof(toolong), 0), GT_ERR(CORRUPT));
+	CHECK_RC(gt_huff_load(&t, badsym, sizeof(badsym), 0), GT_ERR(CORRUPT));
+	CHECK_RC(gt_huff_load(&t, badsym2, sizeof(badsym2), 0), GT_ERR(CORRUPT));
+	CHECK_RC(gt_huff_load(&t, baddt, sizeof(baddt), 0), GT_ERR(CORRUPT));
+	CHECK_RC(gt_huff_load(&t, badml, sizeof(badml), 0), GT_ERR(CORRUPT));
+	CHECK_RC(gt_huff_load(&t, badver, sizeof(badver), 0), GT_ERR(CORRUPT));
+	CHECK_RC(gt_huff_load(&t, trail, sizeof(trail), 0), GT_ERR(CORRUPT));
+	CHECK_RC(gt_huff_load(&t, zerolen, sizeof(zerolen), 0), GT_ERR(CORRUPT));
+	CHECK_RC(gt_huff_load(&t, ok, 3, 0), GT_ERR(TRUNCATED));
+}
+
+int main(int argc, char **argv)
+{
+	check_init(argc, argv);
+	RUN(test_degenerate);
+	RUN(test_all_symbols);
+	RUN(test_fibonacci_gcomp);
+	RUN(test_pm_optimal);
+	RUN(test_pm_escape);
+	RUN(test_hist);
+	RUN(test_lut_vs_slow);
+	RUN(test_load_rejects);
+	return check_done("test_huff");
+}

@@ -1,0 +1,219 @@
+/* test_huffexp.c - the huffexp codec: round trips, bounds, hostile input */
+#include "check.h"
+#include "../../lib/gtool.h"
+#include "../../lib/banned.h"
+
+static const enum gt_dtype dts[] = { GT_DT_F32, GT_DT_F16, GT_DT_BF16, GT_DT_F64 };
+
+/* Random bits of dtype @dt of a kind: 0 zeros, 1 ±0, 2 subnormals, 3 NaN
+ * and Inf, 4 random bits, 5 sorted gradients, 6 all equal, 7 runs of
+ * zeros broken by -0, 8 gradient-like with 40 % zeros. */
+static void fill(void *buf, enum gt_dtype dt, size_t n, int kind)
+{
+	const unsigned eb = gt_dtype_exp_bits(dt), mb = gt_dtype_man_bits(dt);
+	const uint64_t one = gt_fp_make(0, (1u << (eb - 1)) - 1, 0, dt);
+
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t r = check_rand();
+		uint64_t v = 0;
+
+		switch (kind) {
+		case 0: v = 0; break;
+		case 1: v = gt_fp_make(r & 1, 0, 0, dt); break;
+		case 2: v = gt_fp_make(r & 1, 0, (r >> 1) & ((1ull << mb) - 1), dt); break;
+		case 3: v = gt_fp_make(r & 1, (1u << eb) - 1, (r >> 8) % 3 ? (r >> 1) & ((1ull << mb) - 1) : 0, dt); break;
+		case 4: v = r; break;
+		case 5: v = gt_fp_make(0, (unsigned)((1u << eb) * i / (n + 1)), r & ((1ull << mb) - 1), dt); break;
+		case 6: v = one; break;
+		case 7: v = (r % 50 == 0) ? gt_fp_make(1, 0, 0, dt) : (r % 400 == 1 ? one : 0); break;
+		default: {
+			const unsigned e = (1u << (eb - 1)) - 10 + (unsigned)(__builtin_popcountll(r) / 4);
+			v = (r % 10 < 4) ? 0 : gt_fp_make(r >> 63, e < (1u << eb) ? e : 1, (r >> 3) & ((1ull << mb) - 1), dt);
+			if ((r >> 40) % 300 == 0)
+				v = gt_fp_make(0, (unsigned)(r >> 50) % (1u << eb), 0, dt);
+		}
+		}
+		if (dt != GT_DT_F64)
+			v &= (1ull << (8 * gt_dtype_size(dt))) - 1;
+		gt_fp_store(buf, dt, i, v);
+	}
+	if (kind == 8)
+		for (size_t i = n / 3; i < n / 3 + n / 10 && i < n; i++)
+			gt_fp_store(buf, dt, i, 0);
+}
+
+/* Encode (exact-size buffers), check the bound, decode, compare bits. */
+static void roundtrip(struct gt_codec_ctx *enc, struct gt_codec_ctx *dec,
+		      enum gt_dtype dt, const void *src, size_t n, int dynamic)
+{
+	const size_t bound = gt_codec_bound(enc, n);
+	unsigned char meta[GT_CODEC_META_MAX];
+	unsigned char *dst = malloc(bound ? bound : 1), *small, *back;
+	size_t len = 0, mlen = 0, blen;
+	blen = n * gt_dtype_size(dt);
+	CHECK(bound > 0);
+	CHECK_RC(gt_codec_block_begin(enc, src, n, meta, sizeof(meta), &mlen), 0);
+	CHECK(dynamic ? mlen > 0 : mlen == 0);
+	CHECK_RC(gt_codec_block_load(dec, meta, mlen), 0);
+	CHECK_RC(gt_codec_encode(enc, src, n, dst, bound, &len), 0);
+	CHECK(len <= bound);
+	back = malloc(blen ? blen : 1);
+	CHECK_RC(gt_codec_decode(dec, dst, len, back, n), 0);
+	CHECK(!memcmp(back, src, blen));
+	/* one byte short: DST_TOO_SMALL, and ASan watches the exact buffer */
+	if (len) {
+		small = malloc(len - 1 ? len - 1 : 1);
+		CHECK_RC(gt_codec_encode(enc, src, n, small, len - 1, &mlen), GT_ERR(DST_TOO_SMALL));
+		free(small);
+		/* truncated input is an error, never a crash */
+		for (size_t cut = 0; cut < len; cut += 1 + len / 7) {
+			small = malloc(cut ? cut : 1);
+			memcpy(small, dst, cut);
+			CHECK(gt_codec_decode(dec, small, cut, back, n) < 0);
+			free(small);
+		}
+		/* a byte too many is corrupt */
+		small = malloc(len + 1);
+		memcpy(small, dst, len);
+		small[len] = 0;
+		CHECK_RC(gt_codec_decode(dec, small, len + 1, back, n), GT_ERR(CORRUPT));
+		free(small);
+		/* flipped bits: any result but a crash */
+		for (int k = 0; k < 8; k++) {
+			const size_t at = check_rand() % len;
+
+			dst[at] ^= (unsigned char)(1u << (check_rand() % 8));
+			(void)gt_codec_decode(dec, dst, len, back, n);
+		}
+	}
+	free(back);
+	free(dst);
+}
+
+static struct gt_codec_ctx *mk(enum gt_dtype dt, const char *opts,
+			       const void *table, size_t table_len)
+{
+	const struct gt_codec_params p = { dt, opts, table, table_len };
+	struct gt_codec_ctx *c = NULL;
+	struct gt_diag d;
+
+	CHECK_RC(gt_codec_new(gt_codec_find("huffexp"), &p, &c, &d), 0);
+	return c;
+}
+
+static void test_roundtrips(void)
+{
+	const size_t sizes[] = { 0, 1, 2, 7, 8, 9, 63, 64, 65, 129, 1001, 65537 };
+	const char *opts[] = { "", "method=gcomp,maxlen=6", "method=pm,maxlen=3" };
+
+	for (unsigned d = 0; d < 4; d++) {
+		void *buf = malloc(65537 * 8);
+
+		for (unsigned o = 0; o < 3; o++) {
+			struct gt_codec_ctx *e = mk(dts[d], opts[o], NULL, 0);
+			struct gt_codec_ctx *x = mk(dts[d], opts[o], NULL, 0);
+
+			for (int kind = 0; kind < 9; kind++) {
+				for (unsigned s = 0; s < 12; s++) {
+					if (o && s == 11 && kind % 3)
+						continue; /* keep it quick */
+					fill(buf, dts[d], sizes[s], kind);
+					roundtrip(e, x, dts[d], buf, sizes[s], 1);
+				}
+			}
+			gt_codec_free(e);
+			gt_codec_free(x);
+		}
+		free(buf);
+	}
+}
+
+/* A static table built from other data: values escape. */
+static void test_static(void)
+{
+	static struct gt_huff_hist h;
+	static struct gt_huff_table t;
+	unsigned char tb[GT_HUFF_SAVE_MAX];
+	size_t tlen;
+
+	for (unsigned d = 0; d < 4; d++) {
+		void *buf = malloc(5000 * 8);
+		struct gt_codec_ctx *e, *x;
+
+		gt_huff_hist_init(&h, dts[d]);
+		fill(buf, dts[d], 5000, 6); /* only one exponent */
+		gt_huff_hist(&h, buf, 5000);
+		CHECK_RC(gt_huff_build(&t, &h, 12, GT_HUFF_BEST, GT_HUFF_STATIC), 0);
+		CHECK_RC(gt_huff_save(&t, tb, sizeof(tb), &tlen), 0);
+		e = mk(dts[d], "", tb, tlen);
+		x = mk(dts[d], "", tb, tlen);
+		for (int kind = 0; kind < 9; kind++) {
+			fill(buf, dts[d], 5000, kind);
+			roundtrip(e, x, dts[d], buf, 5000, 0);
+			roundtrip(e, x, dts[d], buf, 77, 0);
+		}
+		CHECK_RC(gt_codec_block_load(x, tb, 1), GT_ERR(CORRUPT));
+		gt_codec_free(e);
+		gt_codec_free(x);
+		free(buf);
+	}
+}
+
+/* gt_huff_cost() predicts the encoded size to the bit. */
+static void test_cost_exact(void)
+{
+	static struct gt_huff_hist h;
+	static struct gt_huff_table t;
+	const size_t n = 30000;
+	void *buf = malloc(n * 8);
+
+	for (unsigned d = 0; d < 4; d++) {
+		struct gt_codec_ctx *e = mk(dts[d], "", NULL, 0);
+		const size_t cap = gt_codec_bound(e, n);
+		unsigned char *dst = malloc(cap), meta[GT_CODEC_META_MAX];
+		size_t len, mlen;
+		uint64_t bits, esc;
+
+		fill(buf, dts[d], n, 8);
+		CHECK_RC(gt_codec_block_begin(e, buf, n, meta, sizeof(meta), &mlen), 0);
+		CHECK_RC(gt_codec_encode(e, buf, n, dst, cap, &len), 0);
+		CHECK_RC(gt_huff_load(&t, meta, mlen, 0), 0);
+		gt_huff_hist_init(&h, dts[d]);
+		gt_huff_hist(&h, buf, n);
+		CHECK_RC(gt_huff_cost(&t, &h, &bits, &esc), 0);
+		/* header varint (2 or 3 bytes here) + two streams padded to bytes */
+		CHECK(len * 8 >= bits + 16 && len * 8 < bits + 24 + 16);
+		free(dst);
+		gt_codec_free(e);
+	}
+	free(buf);
+}
+
+static void test_options(void)
+{
+	const struct gt_codec_params p = { GT_DT_F32, "maxlen=16", NULL, 0 };
+	const struct gt_codec_params q = { GT_DT_F32, "method=x", NULL, 0 };
+	const unsigned char bad[] = { 1, 2, 12, 0, 0 };
+	const struct gt_codec_params r = { GT_DT_F32, "", bad, sizeof(bad) };
+	struct gt_codec_ctx *c = NULL;
+	struct gt_diag d;
+	char buf[64];
+
+	CHECK(gt_codec_new(gt_codec_find("huffexp"), &p, &c, &d) == GT_ERR(INVAL));
+	CHECK(gt_codec_new(gt_codec_find("huffexp"), &q, &c, &d) == GT_ERR(INVAL));
+	CHECK(gt_codec_new(gt_codec_find("huffexp"), &r, &c, &d) < 0);
+	c = mk(GT_DT_F32, "method=pm", NULL, 0);
+	gt_codec_canon(c, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "maxlen=12,method=pm"));
+	gt_codec_free(c);
+}
+
+int main(int argc, char **argv)
+{
+	check_init(argc, argv);
+	RUN(test_roundtrips);
+	RUN(test_static);
+	RUN(test_cost_exact);
+	RUN(test_options);
+	return check_done("test_huffexp");
+}

@@ -173,14 +173,31 @@ struct job {
 	struct gt_progress progress;
 };
 
+struct feed {
+	struct job *j;
+	unsigned width;
+	uint64_t values;
+};
+
+static int feed_block(void *arg, const void *data, size_t n)
+{
+	struct feed *f = arg;
+	struct gt_diag d = { "" };
+
+	if (gt_gtz_write(f->j->w, data, n, &d) < 0)
+		return gt_error("%s: %s", f->j->o->output, d.msg);
+	f->values += n;
+	f->j->in_bytes += n * f->width;
+	gt_progress_add(&f->j->progress, n * f->width);
+	return 0;
+}
+
 static int compress_tensor(struct job *j, size_t i)
 {
 	const struct gt_tensor_info *t = gt_source_info(j->src, i);
-	const unsigned width = gt_dtype_size(t->dtype);
+	struct feed f = { j, gt_dtype_size(t->dtype), 0 };
 	struct gt_gtz_coding c = { 0 };
 	struct gt_diag d = { "" };
-	uint64_t at = 0;
-	int rc;
 
 	c.codec = j->codec;
 	c.params.dtype = t->dtype;
@@ -193,64 +210,31 @@ static int compress_tensor(struct job *j, size_t i)
 	}
 	c.block_values = (uint32_t)j->o->block_values;
 	c.chunk_values = (uint32_t)j->o->chunk_values;
-	rc = gt_gtz_begin(j->w, t, &c, &d);
-	if (rc < 0)
+	if (gt_gtz_begin(j->w, t, &c, &d) < 0)
 		return gt_error("%s: %s", j->o->input, d.msg);
-	for (;;) {
-		size_t got = 0;
-
-		rc = gt_source_read(j->src, i, at, j->buf_values, j->buf, &got, &d);
-		if (rc < 0)
-			return gt_error("%s: %s", j->o->input, d.msg);
-		if (!got)
-			break;
-		rc = gt_gtz_write(j->w, j->buf, got, &d);
-		if (rc < 0)
-			return gt_error("%s: %s", j->o->output, d.msg);
-		at += got;
-		j->in_bytes += got * width;
-		gt_progress_add(&j->progress, got * width);
-	}
-	rc = gt_gtz_end(j->w, &d);
-	if (rc < 0)
+	if (gt_read_tensor(j->src, i, j->buf, j->buf_values, feed_block, &f) < 0)
+		return -1;
+	if (gt_gtz_end(j->w, &d) < 0)
 		return gt_error("%s: %s", j->o->output, d.msg);
 	if (j->o->verbose)
 		fprintf(stderr, "%s: %s: %llu values\n", gt_msg_prefix(), t->name,
-			(unsigned long long)at);
+			(unsigned long long)f.values);
 	j->ntensors++;
 	return 0;
 }
 
-/* Which tensors: the selected float ones; a pattern must match something. */
+/* The selected float tensors, and their bytes for the progress line. */
 static int select_tensors(struct job *j, unsigned char *sel, uint64_t *bytes)
 {
 	const struct compress_opts *o = j->o;
-	const size_t n = gt_source_count(j->src);
 
-	for (size_t i = 0; i < n; i++) {
+	if (gt_select_tensors(j->src, o->datasets, o->ndatasets, GT_SKIP_WARN, sel) < 0)
+		return -1;
+	for (size_t i = 0; i < gt_source_count(j->src); i++) {
 		const struct gt_tensor_info *t = gt_source_info(j->src, i);
 
-		if (!gt_select_match(t->name, o->datasets, o->ndatasets))
-			continue;
-		if (t->dtype == GT_DT_NONE) {
-			if (o->ndatasets)
-				return gt_error("%s: dataset %s has type %s, not floating point",
-						o->input, t->name, t->type_desc);
-			gt_warn("%s: skipping dataset %s: %s data is not compressed",
-				o->input, t->name, t->type_desc);
-			continue;
-		}
-		sel[i] = 1;
-		if (t->count != GT_COUNT_UNKNOWN)
+		if (sel[i] && t->count != GT_COUNT_UNKNOWN)
 			*bytes += t->count * gt_dtype_size(t->dtype);
-	}
-	for (size_t k = 0; k < o->ndatasets; k++) {
-		int hit = 0;
-
-		for (size_t i = 0; i < n && !hit; i++)
-			hit = gt_select_match(gt_source_info(j->src, i)->name, &o->datasets[k], 1);
-		if (!hit)
-			return gt_error("%s: dataset %s not found", o->input, o->datasets[k]);
 	}
 	return 0;
 }
@@ -269,24 +253,21 @@ static void summary(const struct job *j)
 		j->in_bytes ? 100.0 * (double)out / (double)j->in_bytes : 0.0);
 }
 
+static int add_hist(void *arg, const void *data, size_t n)
+{
+	gt_huff_hist(arg, data, n);
+	return 0;
+}
+
 /* Add the values of tensor @i to @h. */
 static int hist_tensor(struct job *j, size_t i, struct gt_huff_hist *h)
 {
 	const struct gt_tensor_info *t = gt_source_info(j->src, i);
-	struct gt_diag d = { "" };
-	uint64_t at = 0;
-	size_t got;
 
 	if (t->dtype != h->dtype)
 		return gt_error("%s: %s: --table-refresh needs gradients of one dtype",
 				j->o->input, t->name);
-	do {
-		if (gt_source_read(j->src, i, at, j->buf_values, j->buf, &got, &d) < 0)
-			return gt_error("%s: %s", j->o->input, d.msg);
-		gt_huff_hist(h, j->buf, got);
-		at += got;
-	} while (got);
-	return 0;
+	return gt_read_tensor(j->src, i, j->buf, j->buf_values, add_hist, h);
 }
 
 /* The table built from the histogram of the last window of steps. */

@@ -13,6 +13,7 @@
 #include "util.h"
 #include "../analysis/gt_hist.h"
 #include "../analysis/gt_stats.h"
+#include "../formats/gt_sink.h"
 #include "../formats/gt_source.h"
 #include "../formats/gt_trace.h"
 #include "../lib/banned.h"
@@ -133,9 +134,10 @@ static struct series *series_get(struct plan *p, const char *label)
 	return &p->v[p->n++];
 }
 
-static int is_glob(const char *p)
+static int add_block(void *arg, const void *data, size_t n)
 {
-	return strpbrk(p, "*?[") != NULL;
+	gt_stats_add(arg, data, n);
+	return 0;
 }
 
 /* Stream tensor @i of @src into @sr (merging when it has data already). */
@@ -143,72 +145,23 @@ static int accumulate(struct gt_source *src, size_t i, struct series *sr,
 		      void *buf)
 {
 	const struct gt_tensor_info *t = gt_source_info(src, i);
-	struct gt_diag d = { "" };
 	struct gt_stats *st = xmalloc(sizeof(*st));
-	uint64_t first = 0;
-	size_t got;
-	int rc = 0;
+	int rc;
 
 	gt_stats_init(st, t->dtype);
-	do {
-		rc = gt_source_read(src, i, first, BLOCK, buf, &got, &d);
-		if (rc < 0) {
-			rc = gt_error("%s: %s", gt_source_path(src), *d.msg ? d.msg : gt_strerror(rc));
-			goto out;
-		}
-		gt_stats_add(st, buf, got);
-		first += got;
-	} while (got == BLOCK);
-	if (sr->used) {
-		if (gt_stats_nbins(sr->st) != gt_stats_nbins(st)) {
-			rc = gt_error("%s: %s: exponent width differs from the other tensors "
-				      "of the series; use -d or --by tensor",
-				      gt_source_path(src), t->name);
-			goto out;
-		}
+	rc = gt_read_tensor(src, i, buf, BLOCK, add_block, st);
+	if (rc >= 0 && sr->used && gt_stats_nbins(sr->st) != gt_stats_nbins(st))
+		rc = gt_error("%s: %s: exponent width differs from the other tensors "
+			      "of the series; use -d or --by tensor",
+			      gt_source_path(src), t->name);
+	if (rc >= 0 && sr->used) {
 		gt_stats_merge(sr->st, st);
-	} else {
+	} else if (rc >= 0) {
 		*sr->st = *st;
 		sr->used = 1;
 	}
-out:
 	free(st);
 	return rc;
-}
-
-/* Selection as in `gtool stats`: patterns must match, named ones be floats. */
-static int select_tensors(const struct hist_opts *o, const struct gt_source *src,
-			  unsigned char *sel)
-{
-	const char *path = gt_source_path(src);
-	const size_t n = gt_source_count(src);
-
-	for (size_t p = 0; p < o->n_datasets; p++) {
-		size_t hits = 0;
-
-		for (size_t i = 0; i < n; i++) {
-			const struct gt_tensor_info *t = gt_source_info(src, i);
-
-			if (!gt_select_match(t->name, &o->datasets[p], 1))
-				continue;
-			hits++;
-			if (t->dtype == GT_DT_NONE && !is_glob(o->datasets[p]))
-				return gt_error("%s: dataset %s is %s, not floating point",
-						path, t->name, t->type_desc ? t->type_desc : "not a float type");
-		}
-		if (!hits)
-			return gt_error("%s: dataset %s not found", path, o->datasets[p]);
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct gt_tensor_info *t = gt_source_info(src, i);
-
-		sel[i] = gt_select_match(t->name, o->datasets, o->n_datasets) &&
-			 t->dtype != GT_DT_NONE;
-		if (!sel[i] && t->dtype == GT_DT_NONE && o->verbose)
-			fprintf(stderr, "%s: %s: skipping %s (%s)\n", gt_msg_prefix(), path,
-				t->name, t->type_desc ? t->type_desc : "not a float type");
-	}
-	return 0;
 }
 
 /* --by step: which step series tensor @i belongs to, or NULL. */
@@ -246,7 +199,8 @@ static int hist_file(const struct hist_opts *o, const char *path, struct plan *p
 		goto out;
 	}
 	sel = xcalloc(gt_source_count(src) + 1, 1);
-	rc = select_tensors(o, src, sel);
+	rc = gt_select_tensors(src, o->datasets, o->n_datasets,
+			       o->verbose ? GT_SKIP_NOTE : GT_SKIP_SILENT, sel);
 	if (rc < 0)
 		goto out;
 	if (o->by == BY_STEP) {
@@ -351,50 +305,12 @@ static int print_rows(const struct hist_opts *o, const struct plan *p)
 	return rc;
 }
 
-/* Write @len bytes to @path atomically: a temporary file, then a rename
- * (or, without --force, a link that fails when @path exists). */
-static int write_atomic(const char *path, const char *data, size_t len, int force)
-{
-	char *tmp;
-	FILE *f;
-	int fd, rc = 0;
-
-	if (!strcmp(path, "-"))
-		return fwrite(data, 1, len, stdout) == len ? 0 : gt_error_errno("-: write error");
-	if (!force && !access(path, F_OK))
-		return gt_error("%s: file exists; use -f to overwrite", path);
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-		gt_die("out of memory");
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc = gt_error_errno("%s: cannot create", path);
-		free(tmp);
-		return rc;
-	}
-	fchmod(fd, 0644);
-	f = fdopen(fd, "w");
-	if (!f || fwrite(data, 1, len, f) != len || fflush(f) || fsync(fileno(f)))
-		rc = gt_error_errno("%s: write error", path);
-	if (f && fclose(f) && rc >= 0)
-		rc = gt_error_errno("%s: write error", path);
-	if (!f)
-		close(fd);
-	if (rc >= 0 && force && rename(tmp, path))
-		rc = gt_error_errno("%s: cannot rename", path);
-	if (rc >= 0 && !force && link(tmp, path))
-		rc = errno == EEXIST ? gt_error("%s: file exists; use -f to overwrite", path)
-				     : gt_error_errno("%s: cannot create", path);
-	if (rc < 0 || !force)
-		unlink(tmp);
-	free(tmp);
-	return rc;
-}
-
 static int write_svg(const struct hist_opts *o, const struct plan *p)
 {
 	struct gt_hist_series *sr = xcalloc(p->n, sizeof(*sr));
 	struct gt_hist_svg_opts so = { NULL, o->log_y, 0, 0 };
 	char *title = NULL, *svg = NULL;
+	struct gt_diag d = { "" };
 	size_t len;
 	int rc;
 
@@ -412,7 +328,8 @@ static int write_svg(const struct hist_opts *o, const struct plan *p)
 			      ? "series of different exponent widths cannot share a chart"
 			      : gt_strerror(rc));
 	else
-		rc = write_atomic(o->svg, svg, len, o->force);
+		rc = gt_write_file(o->svg, o->force, svg, len, &d) < 0
+			? gt_error("%s", d.msg) : 0;
 	if (rc >= 0 && o->verbose)
 		fprintf(stderr, "%s: wrote %s (%zu series)\n", gt_msg_prefix(), o->svg, p->n);
 	free(svg);

@@ -131,7 +131,7 @@ struct input {
 };
 
 /* The default selection of a trace is its gradients; else every float dataset. */
-static int select_inputs(const struct huffman_opts *o, const char *file, struct input *in)
+static int select_inputs(const struct huffman_opts *o, struct input *in)
 {
 	const size_t n = gt_source_count(in->src);
 	struct gt_trace *tr = NULL;
@@ -149,25 +149,9 @@ static int select_inputs(const struct huffman_opts *o, const char *file, struct 
 		}
 	}
 	gt_trace_free(tr);
-	for (size_t i = 0; i < n && !grads_only; i++) {
-		const struct gt_tensor_info *t = gt_source_info(in->src, i);
-
-		if (!gt_select_match(t->name, o->datasets, o->ndatasets))
-			continue;
-		if (t->dtype == GT_DT_NONE && o->ndatasets)
-			return gt_error("%s: dataset %s has type %s, not floating point",
-					file, t->name, t->type_desc);
-		in->sel[i] = t->dtype != GT_DT_NONE;
-	}
-	for (size_t k = 0; k < o->ndatasets; k++) {
-		int hit = 0;
-
-		for (size_t i = 0; i < n && !hit; i++)
-			hit = gt_select_match(gt_source_info(in->src, i)->name, &o->datasets[k], 1);
-		if (!hit)
-			return gt_error("%s: dataset %s not found", file, o->datasets[k]);
-	}
-	return 0;
+	if (grads_only)
+		return 0;
+	return gt_select_tensors(in->src, o->datasets, o->ndatasets, GT_SKIP_SILENT, in->sel);
 }
 
 static int open_input(const struct huffman_opts *o, const char *file, struct input *in)
@@ -177,7 +161,7 @@ static int open_input(const struct huffman_opts *o, const char *file, struct inp
 	memset(in, 0, sizeof(*in));
 	if (gt_source_open(file, &o->src, &in->src, &d) < 0)
 		return gt_error("%s: %s", file, d.msg);
-	return select_inputs(o, file, in);
+	return select_inputs(o, in);
 }
 
 static void close_input(struct input *in)
@@ -186,27 +170,24 @@ static void close_input(struct input *in)
 	free(in->sel);
 }
 
-#define READ_VALUES (1u << 20)
+#define READ_VALUES GT_READ_VALUES
+
+static int add_hist(void *arg, const void *data, size_t n)
+{
+	gt_huff_hist(arg, data, n);
+	return 0;
+}
 
 /* Add tensor @i to @h (whose dtype must match). */
 static int hist_tensor(struct input *in, size_t i, const char *file,
 		       struct gt_huff_hist *h, void *buf)
 {
 	const struct gt_tensor_info *t = gt_source_info(in->src, i);
-	struct gt_diag d = { "" };
-	uint64_t at = 0;
-	size_t got;
 
 	if (t->dtype != h->dtype)
 		return gt_error("%s: %s is %s where the table is for %s: select one dtype with -d",
 				file, t->name, gt_dtype_name(t->dtype), gt_dtype_name(h->dtype));
-	do {
-		if (gt_source_read(in->src, i, at, READ_VALUES, buf, &got, &d) < 0)
-			return gt_error("%s: %s", file, d.msg);
-		gt_huff_hist(h, buf, got);
-		at += got;
-	} while (got);
-	return 0;
+	return gt_read_tensor(in->src, i, buf, READ_VALUES, add_hist, h);
 }
 
 /* Bits of the sign and mantissa that @t's coding of @h carries. */

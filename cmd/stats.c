@@ -82,10 +82,9 @@ const struct argp stats_argp = {
 	NULL, NULL, NULL
 };
 
-/* 1 when @p has glob characters: it may match many datasets, or none. */
-static int is_glob(const char *p)
+static int add_block(void *arg, const void *data, size_t n)
 {
-	return strpbrk(p, "*?[") != NULL;
+	return gt_stats_add(arg, data, n) < 0 ? gt_error("out of memory") : 0;
 }
 
 /* Stream tensor @i of @src through a stats accumulator. */
@@ -93,67 +92,10 @@ static int accumulate(struct gt_source *src, size_t i, struct gt_stats *st,
 		      void *buf)
 {
 	const struct gt_tensor_info *t = gt_source_info(src, i);
-	struct gt_diag d = { "" };
-	uint64_t first = 0;
-	size_t got;
-	int rc;
 
 	if (gt_stats_init(st, t->dtype) < 0)
 		return gt_error("%s: %s: unsupported dtype", gt_source_path(src), t->name);
-	do {
-		rc = gt_source_read(src, i, first, BLOCK, buf, &got, &d);
-		if (rc < 0)
-			return gt_error("%s: %s", gt_source_path(src),
-					*d.msg ? d.msg : gt_strerror(rc));
-		if (gt_stats_add(st, buf, got) < 0)
-			return gt_error("%s: %s: out of memory", gt_source_path(src), t->name);
-		first += got;
-	} while (got == BLOCK);
-	return 0;
-}
-
-/*
- * Which tensors of @src the options select: @sel[i] = 1.  Checks that
- * each pattern matches a dataset and that a dataset named without a glob
- * is a float one.
- */
-static int select_tensors(const struct stats_opts *o, const struct gt_source *src,
-			  unsigned char *sel)
-{
-	const char *path = gt_source_path(src);
-	const size_t n = gt_source_count(src);
-
-	for (size_t p = 0; p < o->n_datasets; p++) {
-		size_t hits = 0;
-
-		for (size_t i = 0; i < n; i++) {
-			const struct gt_tensor_info *t = gt_source_info(src, i);
-
-			if (!gt_select_match(t->name, &o->datasets[p], 1))
-				continue;
-			hits++;
-			if (t->dtype == GT_DT_NONE && !is_glob(o->datasets[p]))
-				return gt_error("%s: dataset %s is %s, not floating point",
-						path, t->name, t->type_desc ? t->type_desc : "not a float type");
-		}
-		if (!hits)
-			return gt_error("%s: dataset %s not found", path, o->datasets[p]);
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct gt_tensor_info *t = gt_source_info(src, i);
-
-		sel[i] = 0;
-		if (!gt_select_match(t->name, o->datasets, o->n_datasets))
-			continue;
-		if (t->dtype == GT_DT_NONE) {
-			if (o->verbose)
-				fprintf(stderr, "%s: %s: skipping %s (%s)\n", gt_msg_prefix(),
-					path, t->name, t->type_desc ? t->type_desc : "not a float type");
-			continue;
-		}
-		sel[i] = 1;
-	}
-	return 0;
+	return gt_read_tensor(src, i, buf, BLOCK, add_block, st);
 }
 
 static void table_header(struct gt_table *tb)
@@ -220,7 +162,8 @@ static int stats_file(const struct stats_opts *o, const char *path,
 		goto out;
 	}
 	sel = xcalloc(gt_source_count(src) + 1, 1);
-	rc = select_tensors(o, src, sel);
+	rc = gt_select_tensors(src, o->datasets, o->n_datasets,
+			       o->verbose ? GT_SKIP_NOTE : GT_SKIP_SILENT, sel);
 	if (rc < 0)
 		goto out;
 	for (size_t i = 0; i < gt_source_count(src); i++) {

@@ -11,6 +11,7 @@
 
 #include "msg.h"
 #include "util.h"
+#include "../formats/gt_source.h"
 #include "../lib/banned.h"
 
 int gt_parse_int(const char *s, long min, long max, long *ret)
@@ -399,5 +400,67 @@ int gt_parse_threads(const char *s, unsigned *ret)
 	if (gt_parse_int(s, 1, 1024, &v) < 0)
 		return -1;
 	*ret = (unsigned)v;
+	return 0;
+}
+
+/* 1 when @p has glob characters: it may match many datasets, or none. */
+static int is_glob(const char *p)
+{
+	return strpbrk(p, "*?[") != NULL;
+}
+
+int gt_select_tensors(const struct gt_source *src, char *const *patterns,
+		      size_t n, enum gt_skip_report report, unsigned char *sel)
+{
+	const char *path = gt_source_path(src);
+	const size_t count = gt_source_count(src);
+
+	for (size_t p = 0; p < n; p++) {
+		size_t hits = 0;
+
+		for (size_t i = 0; i < count; i++) {
+			const struct gt_tensor_info *t = gt_source_info(src, i);
+
+			if (!gt_select_match(t->name, &patterns[p], 1))
+				continue;
+			hits++;
+			if (t->dtype == GT_DT_NONE && !is_glob(patterns[p]))
+				return gt_error("%s: dataset %s is %s, not floating point",
+						path, t->name, t->type_desc);
+		}
+		if (!hits)
+			return gt_error("%s: dataset %s not found", path, patterns[p]);
+	}
+	for (size_t i = 0; i < count; i++) {
+		const struct gt_tensor_info *t = gt_source_info(src, i);
+		const int match = gt_select_match(t->name, patterns, n);
+
+		sel[i] = match && t->dtype != GT_DT_NONE;
+		if (!match || sel[i])
+			continue;
+		if (report == GT_SKIP_WARN)
+			gt_warn("%s: skipping %s: %s data is not compressed", path,
+				t->name, t->type_desc);
+		else if (report == GT_SKIP_NOTE)
+			fprintf(stderr, "%s: %s: skipping %s (%s)\n", gt_msg_prefix(),
+				path, t->name, t->type_desc);
+	}
+	return 0;
+}
+
+int gt_read_tensor(struct gt_source *src, size_t i, void *buf, size_t buf_values,
+		   int (*fn)(void *arg, const void *data, size_t n), void *arg)
+{
+	struct gt_diag d = { "" };
+	uint64_t first = 0;
+	size_t got;
+
+	do {
+		if (gt_source_read(src, i, first, buf_values, buf, &got, &d) < 0)
+			return gt_error("%s: %s", gt_source_path(src), d.msg);
+		if (got && fn(arg, buf, got) < 0)
+			return -1;
+		first += got;
+	} while (got);
 	return 0;
 }

@@ -67,4 +67,29 @@ double gt_now(void);
 
 /* Parse -T: "N" (1-1024); 0 from the caller means all cores. */
 int gt_parse_threads(const char *s, unsigned *ret);
+
+struct gt_source;
+
+/* How gt_select_tensors reports float-less datasets it passes over. */
+enum gt_skip_report { GT_SKIP_SILENT, GT_SKIP_NOTE, GT_SKIP_WARN };
+
+/*
+ * gt_select_tensors - which tensors of @src the -d patterns select:
+ * @sel[i] = 1 (@sel has gt_source_count() bytes).  No patterns: every
+ * float tensor.  A pattern that matches nothing, or names a non-float
+ * dataset without a glob, is an error (printed; returns -1).  Non-float
+ * datasets passed over are reported as @report says.
+ */
+int gt_select_tensors(const struct gt_source *src, char *const *patterns,
+		      size_t n, enum gt_skip_report report, unsigned char *sel);
+
+/*
+ * gt_read_tensor - stream tensor @i of @src through @fn in pieces of at
+ * most @buf_values values read into @buf (8 * @buf_values bytes).  Read
+ * errors are printed; @fn prints its own.  Returns 0 or -1.
+ */
+#define GT_READ_VALUES ((size_t)1 << 20)
+int gt_read_tensor(struct gt_source *src, size_t i, void *buf, size_t buf_values,
+		   int (*fn)(void *arg, const void *data, size_t n), void *arg);
+
 #endif

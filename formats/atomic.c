@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "gt_sink.h"
 #include "../lib/banned.h"
 
 /* ".<base>.XXXXXX" next to the target, O_EXCL, mode 0666 (the umask
@@ -87,4 +88,31 @@ void gt_atomic_release(struct gt_atomic *a)
 	free(a->tmp);
 	free(a->path);
 	a->tmp = a->path = NULL;
+}
+
+int gt_write_file(const char *path, int force, const void *data, size_t len,
+		  struct gt_diag *d)
+{
+	struct gt_atomic a;
+	FILE *f = NULL;
+	int fd, rc;
+
+	if (!strcmp(path, "-")) {
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout))
+			return gt_diag_set(d, GT_ERR(IO), "write error: %s", strerror(errno));
+		return 0;
+	}
+	rc = gt_atomic_create(&a, path, force, &fd, d);
+	if (rc >= 0 && !(f = fdopen(fd, "wb"))) {
+		close(fd);
+		rc = gt_diag_set(d, GT_ERR(IO), "%s: %s", path, strerror(errno));
+	}
+	if (rc >= 0 && (fwrite(data, 1, len, f) != len || fflush(f) || fsync(fileno(f))))
+		rc = gt_diag_set(d, GT_ERR(IO), "%s: write error: %s", path, strerror(errno));
+	if (f && fclose(f) && rc >= 0)
+		rc = gt_diag_set(d, GT_ERR(IO), "%s: write error: %s", path, strerror(errno));
+	if (rc >= 0)
+		rc = gt_atomic_commit(&a, d);
+	gt_atomic_release(&a);
+	return rc;
 }

@@ -6,9 +6,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "atomic.h"
 #include "gt_bytes.h"
 #include "gt_ght.h"
+#include "gt_sink.h"
 #include "../lib/banned.h"
 
 static const unsigned char ght_magic[4] = { 0x89, 'G', 'H', 'T' };
@@ -44,28 +44,13 @@ static int encode(const struct gt_ght *t, struct gt_buf *b)
 int gt_ght_write(const char *path, int force, const struct gt_ght *t,
 		 struct gt_diag *d)
 {
-	struct gt_atomic a;
 	struct gt_buf b = { 0 };
-	FILE *f = NULL;
-	int fd, rc;
+	int rc = encode(t, &b);
 
-	rc = encode(t, &b);
-	if (rc < 0) {
-		gt_buf_release(&b);
-		return gt_diag_set(d, rc, "%s", gt_strerror(rc));
-	}
-	rc = gt_atomic_create(&a, path, force, &fd, d);
-	if (rc >= 0 && !(f = fdopen(fd, "wb"))) {
-		close(fd);
-		rc = gt_diag_set(d, GT_ERR(IO), "%s: %s", path, strerror(errno));
-	}
-	if (rc >= 0 && (fwrite(b.p, 1, b.len, f) != b.len || fflush(f)))
-		rc = gt_diag_set(d, GT_ERR(IO), "%s: write error: %s", path, strerror(errno));
-	if (f && fclose(f) && rc >= 0)
-		rc = gt_diag_set(d, GT_ERR(IO), "%s: write error: %s", path, strerror(errno));
-	if (rc >= 0)
-		rc = gt_atomic_commit(&a, d);
-	gt_atomic_release(&a);
+	if (rc < 0)
+		rc = gt_diag_set(d, rc, "%s", gt_strerror(rc));
+	else
+		rc = gt_write_file(path, force, b.p, b.len, d);
 	gt_buf_release(&b);
 	return rc;
 }

@@ -43,4 +43,14 @@ int gt_sink_commit(struct gt_sink *s, struct gt_diag *d);
 /* Free; without a successful commit the temporary file is removed. */
 void gt_sink_free(struct gt_sink *s);
 
+
+/*
+ * gt_write_file - write @len bytes at @data to @path ("-": stdout) as a
+ * whole: through a temporary file renamed into place, refusing an
+ * existing @path unless @force.
+ * @return 0, GT_ERR(EXISTS), GT_ERR(IO).
+ */
+int gt_write_file(const char *path, int force, const void *data, size_t len,
+		  struct gt_diag *d);
+
 #endif

@@ -43,7 +43,7 @@ load helpers
 	if command -v xmllint > /dev/null; then xmllint --noout h.svg; fi
 	cp h.svg before.svg
 	run -1 --separate-stderr gtool hist --svg h.svg "$SAMPLES/grads.f32"
-	[ "$stderr" = "gtool hist: h.svg: file exists; use -f to overwrite" ]
+	[ "$stderr" = "gtool hist: h.svg exists; use -f to overwrite" ]
 	cmp h.svg before.svg
 	run -0 gtool hist -f --log --svg h.svg "$SAMPLES/grads.f32"
 	grep -q 'log scale' h.svg

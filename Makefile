@@ -7,7 +7,7 @@ CC ?= cc
 PKGS = hdf5 libzstd zlib fftw3
 
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
-DEB_PKGS = gcc make pkg-config libhdf5-dev libzstd-dev zlib1g-dev libfftw3-dev bats clang
+DEB_PKGS = gcc make pkg-config libhdf5-dev hdf5-tools libzstd-dev zlib1g-dev libfftw3-dev bats clang libxml2-utils
 
 WARN = -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align \
 	-Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \
@@ -36,7 +36,7 @@ obj = $(patsubst %.c,$(1)/obj/%.o,$(2))
 LIB_OBJ := $(call obj,$(BUILD),$(LIB_SRC))
 CORE_OBJ := $(call obj,$(BUILD),$(FMT_SRC) $(ANA_SRC))
 CMD_OBJ := $(call obj,$(BUILD),$(CMD_SRC))
-COMMANDS = compress decompress hist huffman ls stats
+COMMANDS := $(shell sed -n 's/^\tX(\([a-z_]*\)).*/\1/p' cmd/cmds.h)
 LINKS := $(addprefix $(BUILD)/gtool-,$(COMMANDS))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))

@@ -9,6 +9,7 @@
 #include "cmds.h"
 #include "msg.h"
 #include "util.h"
+#include "../formats/gt_gtz.h"
 #include "../formats/gt_source.h"
 #include "../formats/gt_trace.h"
 #include "../lib/banned.h"
@@ -91,17 +92,17 @@ static void shape_str(const struct gt_tensor_info *t, char *buf, size_t len)
 	}
 }
 
-static void tensor_cols(struct gt_table *tb)
+static void tensor_cols(struct gt_table *tb, int gtz)
 {
 	static const char *const cols[] = { "file", "name", "dtype", "shape", "values", "bytes" };
+	static const char *const gtz_cols[] = {
+		"codec", "options", "stored_bytes", "ratio", "blocks", "raw_blocks",
+	};
 
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		gt_table_col(tb, cols[i]);
-	/*
-	 * Codec columns of a .gtz source (codec, compressed bytes, ratio) go
-	 * here and in tensor_row(): the generic path below lists .gtz
-	 * tensors like any others until then.
-	 */
+	for (size_t i = 0; gtz && i < sizeof(gtz_cols) / sizeof(gtz_cols[0]); i++)
+		gt_table_col(tb, gtz_cols[i]);
 }
 
 static void tensor_row(struct gt_table *tb, const char *file,
@@ -125,6 +126,26 @@ static void tensor_row(struct gt_table *tb, const char *file,
 		else
 			gt_table_str(tb, "");
 	}
+}
+
+/* How a .gtz stores tensor @i: codec, options, bytes, ratio, blocks. */
+static void gtz_cells(struct gt_table *tb, const struct gt_source *src, size_t i)
+{
+	const struct gt_tensor_info *t = gt_source_info(src, i);
+	struct gt_gtz_meta m;
+
+	if (gt_gtz_source_meta(src, i, &m) < 0) {
+		for (int k = 0; k < 6; k++)
+			gt_table_str(tb, "");
+		return;
+	}
+	gt_table_str(tb, m.codec);
+	gt_table_str(tb, m.static_table ? "static table" : m.opts);
+	gt_table_uint(tb, m.stored_bytes);
+	gt_table_num(tb, t->count ? (double)m.stored_bytes /
+		     ((double)t->count * gt_dtype_size(t->dtype)) : 0.0, 4);
+	gt_table_uint(tb, m.blocks);
+	gt_table_uint(tb, m.raw_blocks);
 }
 
 /* Hyper-parameters in a fixed order, with the bit that says they are set. */
@@ -177,46 +198,50 @@ static void step_row(struct gt_table *tb, const char *file,
 	}
 }
 
-static int ls_file(const struct ls_opts *o, const char *path, struct gt_table *files,
-		   struct gt_table *steps, size_t *nsteps)
+static int ls_file(struct gt_source *src, const char *path, struct gt_table *files,
+		   struct gt_table *steps, size_t *nsteps, int gtz)
 {
-	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype };
-	struct gt_source *src = NULL;
 	struct gt_trace *tr = NULL;
 	struct gt_diag d = { "" };
-	int rc;
+	int rc = 0;
 
-	rc = gt_source_open(path, &so, &src, &d);
-	if (rc < 0)
-		return gt_error("%s: %s", path, *d.msg ? d.msg : gt_strerror(rc));
-	for (size_t i = 0; i < gt_source_count(src); i++)
+	for (size_t i = 0; i < gt_source_count(src); i++) {
 		tensor_row(files, path, gt_source_info(src, i));
-	if (gt_source_kind(src) == GT_KIND_HDF5) {
-		rc = gt_trace_open(src, &tr, &d);
-		if (rc < 0) {
-			rc = gt_error("%s: %s", path, *d.msg ? d.msg : gt_strerror(rc));
-			goto out;
-		}
-		for (size_t s = 0; s < gt_trace_nsteps(tr); s++)
-			step_row(steps, path, gt_trace_step(tr, s));
-		*nsteps += gt_trace_nsteps(tr);
+		if (gtz)
+			gtz_cells(files, src, i);
 	}
-out:
+	if (gt_source_ngroups(src)) {
+		rc = gt_trace_open(src, &tr, &d);
+		if (rc < 0)
+			rc = gt_error("%s: %s", path, *d.msg ? d.msg : gt_strerror(rc));
+		for (size_t s = 0; rc >= 0 && s < gt_trace_nsteps(tr); s++)
+			step_row(steps, path, gt_trace_step(tr, s));
+		*nsteps += rc >= 0 ? gt_trace_nsteps(tr) : 0;
+	}
 	gt_trace_free(tr);
-	gt_source_free(src);
 	return rc;
 }
 
 static int run_ls(const struct ls_opts *o)
 {
+	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype };
 	struct gt_table *files = gt_table_new(o->fmt), *steps = gt_table_new(o->fmt);
+	struct gt_source **src = xcalloc(o->n_inputs, sizeof(*src));
+	struct gt_diag d = { "" };
 	size_t nsteps = 0;
-	int rc = 0;
+	int rc = 0, gtz = 0;
 
-	tensor_cols(files);
+	/* open every file first: a .gtz among them adds the codec columns */
+	for (size_t f = 0; f < o->n_inputs && rc >= 0; f++) {
+		if (gt_source_open(o->inputs[f], &so, &src[f], &d) < 0)
+			rc = gt_error("%s: %s", o->inputs[f], d.msg);
+		else
+			gtz |= gt_source_kind(src[f]) == GT_KIND_GTZ;
+	}
+	tensor_cols(files, gtz);
 	step_cols(steps);
 	for (size_t f = 0; f < o->n_inputs && rc >= 0; f++)
-		rc = ls_file(o, o->inputs[f], files, steps, &nsteps);
+		rc = ls_file(src[f], o->inputs[f], files, steps, &nsteps, gtz);
 	if (rc >= 0) {
 		if (o->steps_only) {
 			gt_table_print(steps, stdout);
@@ -228,6 +253,9 @@ static int run_ls(const struct ls_opts *o)
 			}
 		}
 	}
+	for (size_t f = 0; f < o->n_inputs; f++)
+		gt_source_free(src[f]);
+	free(src);
 	gt_table_free(files);
 	gt_table_free(steps);
 	return rc;

@@ -400,21 +400,19 @@ static int apply_row(struct apply_ctx *a, const char *file, const char *name)
 	const struct gt_huff_hist *h = a->h;
 	uint64_t bits = 0, esc = 0, own_bits = 0, own_esc = 0;
 	const double n = h->n ? (double)h->n : 1.0;
-	uint64_t tokens = 0;
 
 	if (gt_huff_cost(a->table, h, &bits, &esc) < 0)
 		return gt_error("%s: %s: the table cannot code this data", file, name);
 	if (gt_huff_build(a->own, h, a->table->maxlen, GT_HUFF_BEST, 0) < 0 ||
 	    gt_huff_cost(a->own, h, &own_bits, &own_esc) < 0)
 		return gt_error("%s: %s: cannot build its own table", file, name);
-	for (unsigned s = 0; s < gt_huff_nsyms(h->dtype); s++)
-		tokens += h->count[s];
 	gt_table_str(a->tab, file);
 	gt_table_str(a->tab, name);
 	gt_table_uint(a->tab, h->n);
 	gt_table_num(a->tab, (double)(bits - mantissa_bits(a->table, h)) / n, 5);
 	gt_table_num(a->tab, (double)(own_bits - mantissa_bits(a->own, h)) / n, 5);
-	gt_table_num(a->tab, gt_huff_entropy(h) * (double)tokens / n, 5);
+	/* the bound for these tokens: their entropy plus the run lengths */
+	gt_table_num(a->tab, (gt_huff_entropy(h) + (double)h->run_bits) / n, 5);
 	gt_table_pct(a->tab, 100.0 * (double)esc / n);
 	gt_table_num(a->tab, (double)bits / n, 5);
 	return 0;

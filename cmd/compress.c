@@ -246,7 +246,7 @@ static void summary(const struct job *j)
 
 	if (gt_msg_quiet() || (!j->o->verbose && !isatty(STDERR_FILENO)))
 		return;
-	fprintf(stderr, "%s: %zu tensor%s, %s -> %s (%.2f%%)\n", j->o->input,
+	fprintf(stderr, "%s: %s: %zu tensor%s, %s -> %s (%.2f%%)\n", gt_msg_prefix(), j->o->input,
 		j->ntensors, j->ntensors == 1 ? "" : "s",
 		gt_human_bytes((double)j->in_bytes, a, sizeof(a)),
 		gt_human_bytes((double)out, b, sizeof(b)),
@@ -364,6 +364,19 @@ static int write_all(struct job *j)
 	return rc;
 }
 
+/* Bad codec options are a usage error, found before any file is touched. */
+static int check_options(const struct job *j)
+{
+	const struct gt_codec_params p = { GT_DT_F32, j->opts, NULL, 0 };
+	struct gt_codec_ctx *ctx = NULL;
+	struct gt_diag d = { "" };
+
+	if (gt_codec_new(j->codec, &p, &ctx, &d) < 0)
+		return gt_error("%s; see 'gtool compress --list-codecs'", d.msg);
+	gt_codec_free(ctx);
+	return 0;
+}
+
 static int load_table(struct job *j)
 {
 	struct gt_ght g;
@@ -398,6 +411,10 @@ static int run_compress(struct compress_opts *o)
 	j.opts = codec_options(o, j.codec, spec_opts);
 	if (!j.opts) {
 		gt_error("codec %s has no level", gt_codec_name(j.codec));
+		return 2;
+	}
+	if (check_options(&j) < 0) {
+		free(j.opts);
 		return 2;
 	}
 	if (!o->output) {

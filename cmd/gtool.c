@@ -142,12 +142,13 @@ static const struct argp main_argp = {
 	"\vsee below", NULL, main_help, NULL
 };
 
+/* Flush stdout; a write error the command has not reported yet is one. */
 static int finish(int status)
 {
 	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
-		if (errno != EPIPE)
+		if (errno != EPIPE && !status)
 			fprintf(stderr, "gtool: write error on standard output\n");
-		return 1;
+		return status ? status : 1;
 	}
 	return status;
 }

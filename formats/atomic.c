@@ -52,6 +52,13 @@ int gt_atomic_create(struct gt_atomic *a, const char *path, int force,
 
 	memset(a, 0, sizeof(*a));
 	a->force = force;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+		*fd_ret = open(path, O_WRONLY | O_CLOEXEC);
+		if (*fd_ret < 0)
+			return gt_diag_set(d, GT_ERR(IO), "%s: %s", path, strerror(errno));
+		a->direct = 1;
+		return 0;
+	}
 	if (!force && stat(path, &sb) == 0)
 		return gt_diag_set(d, GT_ERR(EXISTS), "%s exists; use -f to overwrite", path);
 	a->path = strdup(path);
@@ -64,6 +71,8 @@ int gt_atomic_commit(struct gt_atomic *a, struct gt_diag *d)
 {
 	int rc = -1;
 
+	if (a->direct)
+		return 0;
 #ifdef RENAME_NOREPLACE
 	if (!a->force) {
 		rc = renameat2(AT_FDCWD, a->tmp, AT_FDCWD, a->path, RENAME_NOREPLACE);
@@ -107,7 +116,8 @@ int gt_write_file(const char *path, int force, const void *data, size_t len,
 		close(fd);
 		rc = gt_diag_set(d, GT_ERR(IO), "%s: %s", path, strerror(errno));
 	}
-	if (rc >= 0 && (fwrite(data, 1, len, f) != len || fflush(f) || fsync(fileno(f))))
+	if (rc >= 0 && (fwrite(data, 1, len, f) != len || fflush(f) ||
+			 (fsync(fileno(f)) && errno != EINVAL)))
 		rc = gt_diag_set(d, GT_ERR(IO), "%s: write error: %s", path, strerror(errno));
 	if (f && fclose(f) && rc >= 0)
 		rc = gt_diag_set(d, GT_ERR(IO), "%s: write error: %s", path, strerror(errno));

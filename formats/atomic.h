@@ -9,12 +9,16 @@ struct gt_atomic {
 	char *tmp;  /* ".<base>.XXXXXX" in the target's folder while open */
 	int force;
 	int done;
+	int direct; /* the target is a FIFO or a device: written in place */
 };
 
 /*
- * gt_atomic_create - refuse an existing @path unless @force, then create
- * a temporary file beside it (O_EXCL, mode 0666 less the umask) and
- * return its descriptor.  @return 0, GT_ERR(EXISTS), GT_ERR(IO), GT_ERR(NOMEM).
+ * gt_atomic_create - refuse an existing regular @path unless @force, then
+ * create a temporary file beside it (O_EXCL, mode 0666 less the umask) and
+ * return its descriptor.  A @path that exists and is not a regular file (a
+ * FIFO, /dev/null) is opened and written in place, as zstd does: renaming
+ * over it would replace the device with a file.
+ * @return 0, GT_ERR(EXISTS), GT_ERR(IO), GT_ERR(NOMEM).
  */
 int gt_atomic_create(struct gt_atomic *a, const char *path, int force,
 		     int *fd_ret, struct gt_diag *d);

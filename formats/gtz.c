@@ -680,11 +680,13 @@ int gt_gtz_reader_open(FILE *f, unsigned threads, struct gt_gtz_reader **r_ret,
 	int rc;
 
 	*r_ret = NULL;
+	memset(head, 0, sizeof(head));
 	rc = read_exact(f, head, 16);
-	if (rc == GT_ERR(TRUNCATED) || (rc >= 0 && memcmp(head, file_magic, 4)))
+	if (memcmp(head, file_magic, 4))
 		return gt_diag_set(d, GT_ERR(CORRUPT), "not a .gtz file");
 	if (rc < 0)
-		return gt_diag_set(d, rc, "read error: %s", strerror(errno));
+		return gt_diag_set(d, rc, rc == GT_ERR(TRUNCATED) ? "truncated file header"
+				   : "read error");
 	crc = (uint32_t)head[12] | (uint32_t)head[13] << 8 |
 	      (uint32_t)head[14] << 16 | (uint32_t)head[15] << 24;
 	if (crc != crc_of(0, head, 12))
@@ -694,6 +696,9 @@ int gt_gtz_reader_open(FILE *f, unsigned threads, struct gt_gtz_reader **r_ret,
 				   "format version %u.%u is newer than this gtool reads (%d.x)",
 				   head[4] | head[5] << 8, head[6] | head[7] << 8,
 				   GT_GTZ_VERSION_MAJOR);
+	if (head[8] | head[9] | head[10] | head[11])
+		return gt_diag_set(d, GT_ERR(UNSUPPORTED), "unknown header flags %02x%02x%02x%02x",
+				   head[11], head[10], head[9], head[8]);
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return GT_ERR(NOMEM);

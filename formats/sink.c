@@ -38,6 +38,9 @@ static int open_target(struct gt_sink *s, struct gt_diag *d)
 	s->tmp = s->at.tmp;
 	if (!s->ops->uses_file) {
 		close(fd);
+		if (s->at.direct)
+			return gt_diag_set(d, GT_ERR(INVAL), "%s: HDF5 output must be a regular file",
+					   s->path);
 		return 0;
 	}
 	s->f = fdopen(fd, "wb");

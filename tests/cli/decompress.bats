@@ -198,7 +198,7 @@ header_crc() {
 	run -1 --separate-stderr gtool decompress g.gtz -o /dev/full
 	[ "$stderr" = "gtool decompress: cannot tell the output format of '/dev/full': use --format" ]
 	run -1 --separate-stderr gtool decompress g.gtz --format raw -o /dev/full
-	[ "$stderr" = "gtool decompress: /dev/full exists; use -f to overwrite" ]
+	[ "$stderr" = "gtool decompress: /dev/full: write error: No space left on device" ]
 	run -1 --separate-stderr bash -c 'gtool decompress g.gtz -o - > /dev/full'
 	[[ ${stderr_lines[0]} == "gtool decompress: -: write error: No space left on device" ]]
 }
@@ -283,6 +283,9 @@ header_crc() {
 	no_temp
 	# what the messages say at some of those places
 	head -c 10 small.gtz > cut.gtz
+	run -1 --separate-stderr gtool decompress cut.gtz -o out.f32
+	[ "$stderr" = "gtool decompress: cut.gtz: truncated file header" ]
+	head -c 3 small.gtz > cut.gtz
 	run -1 --separate-stderr gtool decompress cut.gtz -o out.f32
 	[ "$stderr" = "gtool decompress: cut.gtz: not a .gtz file" ]
 	head -c 40 small.gtz > cut.gtz

@@ -2,7 +2,8 @@
 """Re-do each recorded optimizer step in numpy float32 and check it against
 param_next bit for bit. This is the reference for gtool's own optimizer step
 (update fidelity, GComp's delta): it spells out the exact float32 operation
-order of PyTorch 1.13's CPU single-tensor SGD/Adam/AdamW (foreach=False).
+order of PyTorch 1.13's CPU single-tensor (foreach=False) SGD (plain,
+momentum, Nesterov), Adagrad, RMSprop, Adam and AdamW.
 
     /usr/bin/python3 samples/check_steps.py [samples/*.h5]
 
@@ -18,6 +19,27 @@ SGD (step t; buf absent at the first step):
     buf = fma(d, f32(1 - dampening), buf * f32(momentum))   later steps
     d   = fma(buf, f32(momentum), d) if nesterov else buf   (momentum != 0)
     p'  = fma(d, f32(-lr), p)
+    (plain SGD, momentum == 0: no buf, p' = fma(d, f32(-lr), p); Nesterov
+    rounds d + momentum*buf once: with two roundings ~0.6 % of values differ)
+Adagrad (t = step attribute; sum = f32(initial_accumulator_value) at the
+first step -- the file has it, zeros here -- so state/sum exists at step 1):
+    g   = fma(p, f32(wd), g)                      if wd != 0
+    sum = fma(g, g, sum)                          (addcmul_(g, g, value=1))
+    std = sqrt(sum) + f32(eps)
+    clr = lr / (1 + (t - 1) * lr_decay)           in float64
+    p'  = p + (f32(-clr) * g) / std
+    (addcdiv rounds three times, v*g, then /, then +: p + v*(g/std) differs
+    on ~11 % of values; sum as g*g + sum rounded twice on ~0.4 %. On these
+    steps clr computed in float32 gives the same bits: float64 follows the
+    Python source, where t is float(state step) + 1.)
+RMSprop (momentum == 0, centered == False; square_avg = 0 at the first step):
+    g   = fma(p, f32(wd), g)                      if wd != 0
+    sa  = fma(g * f32(1 - alpha), g, sa * f32(alpha))   (1 - alpha in float64)
+    avg = sqrt(sa) + f32(eps)
+    p'  = p + (f32(-lr) * g) / avg
+    (sa rounded as sa*alpha + (1-alpha)*g*g twice instead: ~0.2 % differ;
+    fma((1 - alpha), g*g, .): ~4 %; p + v*(g/avg): ~15 %)
+    (momentum > 0 or centered are not covered by a trace and are rejected.)
 Adam / AdamW (t = step attribute; m = v = 0 at the first step):
     AdamW: p = p * f32(1 - lr*wd)        Adam: g = fma(p, f32(wd), g) if wd
     m   = fma(g, f32(1 - b1), m * f32(b1))
@@ -36,9 +58,26 @@ f32, f64 = np.float32, np.float64
 
 
 def fma(a, b, c):
-    # float32 fma via float64: a*b is exact in float64; the rare double
-    # rounding of the sum does not occur on these files.
-    return (np.asarray(a, f32).astype(f64) * f64(f32(b)) + np.asarray(c, f32).astype(f64)).astype(f32)
+    """Exact float32 fma: a*b + c rounded once (round to nearest even).
+
+    a*b is exact in float64; the float64 sum s is rounded, and its error e
+    is recovered exactly (TwoSum). Rounding s to float32 is then correct
+    unless s lies exactly halfway between two float32 values and e != 0:
+    there s is moved one float64 ulp towards the true value first."""
+    a, c = np.asarray(a, f32), np.asarray(c, f32)
+    ab = a.astype(f64) * np.asarray(b, f32).astype(f64)
+    c64 = c.astype(f64)
+    s = ab + c64
+    bb = s - ab
+    e = (ab - (s - bb)) + (c64 - bb)
+    r = s.astype(f32)
+    other = np.nextafter(r, np.where(s > r.astype(f64), f32(np.inf), f32(-np.inf)))
+    with np.errstate(invalid="ignore", over="ignore"):
+        half = (s != r.astype(f64)) & ((r.astype(f64) + other.astype(f64)) * 0.5 == s) & (e != 0)
+    if np.any(half):
+        s = np.where(half, np.nextafter(s, np.where(e > 0, np.inf, -np.inf)), s)
+        r = s.astype(f32)
+    return r
 
 
 def attr(step_group, root, key, default=None):
@@ -61,6 +100,27 @@ def step_one(opt, S, f, name, t):
             buf = d.copy() if buf is None else fma(d, 1 - damp, buf * f32(mom))
             d = fma(buf, mom, d) if nest else buf
         return fma(d, -lr, p)
+    if opt == "adagrad":
+        lr_decay, eps = float(A("lr_decay", 0.0)), float(A("eps"))
+        if wd != 0:
+            g = fma(p, wd, g)
+        s = st("sum")
+        s = np.full_like(g, f32(float(A("initial_accumulator_value", 0.0)))) if s is None else s
+        s = fma(g, g, s)
+        std = np.sqrt(s) + f32(eps)
+        clr = lr / (1 + (t - 1) * lr_decay)
+        return p + (f32(-clr) * g) / std
+    if opt == "rmsprop":
+        alpha, eps = float(A("alpha")), float(A("eps"))
+        if float(A("momentum", 0.0)) != 0 or int(A("centered", 0)):
+            raise NotImplementedError("rmsprop with momentum or centered: no trace covers it")
+        if wd != 0:
+            g = fma(p, wd, g)
+        sa = st("square_avg")
+        sa = np.zeros_like(g) if sa is None else sa
+        sa = fma(g * f32(1 - alpha), g, sa * f32(alpha))
+        avg = np.sqrt(sa) + f32(eps)
+        return p + (f32(-lr) * g) / avg
     b1, b2 = (float(x) for x in A("betas"))
     eps = float(A("eps"))
     if opt == "adamw":
@@ -81,6 +141,9 @@ def main(paths):
     for path in paths:
         with h5py.File(path, "r") as f:
             opt = attr(f, f, "optimizer")
+            if opt is None:
+                print("%s: no optimizer attribute, not a trace: skipped" % path)
+                continue
             opt = (opt.decode() if isinstance(opt, bytes) else opt).lower()
             for s in sorted(k for k in f if k.startswith("step_")):
                 S = f[s]
@@ -98,4 +161,6 @@ def main(paths):
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:] or ["samples/mlp_sgd.h5", "samples/cnn_adam.h5",
-                                   "samples/lstm_adamw.h5"]))
+                                   "samples/lstm_adamw.h5", "samples/mlp_nesterov.h5",
+                                   "samples/mlp_adagrad.h5", "samples/mlp_rmsprop.h5",
+                                   "samples/mlp_sgd_plain.h5"]))

@@ -3,13 +3,19 @@
 
 Run from the repository root (CPU only, about a minute):
 
-    /usr/bin/python3 samples/make_traces.py
+    /usr/bin/python3 samples/make_traces.py            # everything
+    /usr/bin/python3 samples/make_traces.py adagrad    # only the named runs
+                    (mlp cnn lstm nesterov adagrad rmsprop sgd_plain small)
 
 Writes, in samples/:
 
     mlp_sgd.h5     MLP 64-128-64-10 (ReLU) on scikit-learn digits, SGD+momentum
     cnn_adam.h5    small CNN on the 8x8 digits, Adam
     lstm_adamw.h5  character-level LSTM on a licence text, AdamW, cosine lr
+    mlp_nesterov.h5   MLP 64-32-10 (ReLU) on digits, SGD with Nesterov momentum
+    mlp_adagrad.h5    the same MLP, Adagrad (lr_decay != 0)
+    mlp_rmsprop.h5    the same MLP, RMSprop
+    mlp_sgd_plain.h5  the same MLP, plain SGD (no momentum)
     dtypes.h5      one gradient as f32, f16, f64 and bf16, plus int64 /labels
     grads.f32      that same gradient, raw little-endian float32
     grads.npy      that same gradient, .npy, 2-D
@@ -40,17 +46,22 @@ def dump_step(h5file, step, model, optimizer):
               optimizer.step() calls including this one); Adam's bias
               correction uses t = step.
     model     the torch.nn.Module (its named_parameters() give the names).
-    optimizer a torch.optim.SGD, Adam or AdamW (any optimizer works; its
-              per-parameter state buffers are written as found) with a
-              single param group.
+    optimizer a torch.optim.SGD, Adam, AdamW, Adagrad or RMSprop (any
+              optimizer works: every tensor-valued entry of
+              optimizer.state[p] with p's shape is written, whatever its
+              name) with a single param group.
 
     It writes, in group /step_NNNNNN (6 digits):
       grad/<name>            p.grad
       param/<name>           p before the step
       state/<buffer>/<name>  optimizer.state[p][buffer] before the step
-                             (absent buffers, e.g. SGD's momentum_buffer or
-                             Adam's exp_avg before the first step, are
-                             skipped; the scalar 'step' entry is skipped)
+                             (momentum_buffer, exp_avg, exp_avg_sq, sum,
+                             square_avg, ...; absent buffers, e.g. SGD's
+                             momentum_buffer or Adam's exp_avg before the
+                             first step, are skipped; Adagrad's sum exists
+                             from the constructor on, so its step 1 has it;
+                             the scalar 'step' entry is skipped: it is the
+                             step attribute minus 1)
       param_next/<name>      p after PyTorch's own optimizer.step()
     Datasets keep the tensor's dtype (float32/float16/float64; bfloat16 is
     stored as uint16 bit patterns with attribute dtype="bfloat16"),
@@ -63,6 +74,7 @@ def dump_step(h5file, step, model, optimizer):
     two-element float64 attribute, names variable-length UTF-8 strings.
     A reader takes a step's attribute from the step group, else from the root.
     """
+    import sys
     import numpy as np
     import torch
 
@@ -109,7 +121,13 @@ def dump_step(h5file, step, model, optimizer):
         put("step_%06d/grad/%s" % (step, name), p.grad)
         put("step_%06d/param/%s" % (step, name), p)
         for buf, val in optimizer.state.get(p, {}).items():
-            if buf == "step" or not torch.is_tensor(val) or val.shape != p.shape:
+            if buf == "step":  # Adam's/Adagrad's count of earlier steps: the step attribute
+                n = float(val.item() if torch.is_tensor(val) else val)
+                if n != step - 1:
+                    print("dump_step: warning: optimizer state of %s has step %g, "
+                          "expected %d (step - 1)" % (name, n, step - 1), file=sys.stderr)
+                continue
+            if not torch.is_tensor(val) or val.shape != p.shape:
                 continue
             put("step_%06d/state/%s/%s" % (step, buf, name), val)
 
@@ -295,6 +313,44 @@ def make_lstm():
         f.attrs["final_loss"] = loss.item()
 
 
+def make_small_mlp(fname, desc, make_opt, steps=(1, 10, 100, 300), total=300):
+    """MLP 64-32-10 (ReLU) on digits with the optimizer make_opt(params)."""
+    import torch.nn as nn
+    setup()
+    model = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10))
+    opt = make_opt(model.parameters())
+    train_classifier(os.path.join(HERE, fname), model,
+                     "MLP 64-32-10 ReLU (nn.Sequential), " + desc, opt, (-1, 64),
+                     set(steps), total)
+
+
+def make_nesterov():
+    import torch
+    make_small_mlp("mlp_nesterov.h5", "SGD Nesterov",
+                   lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=0.9, dampening=0,
+                                              weight_decay=1e-4, nesterov=True))
+
+
+def make_adagrad():
+    import torch
+    make_small_mlp("mlp_adagrad.h5", "Adagrad",
+                   lambda ps: torch.optim.Adagrad(ps, lr=0.05, lr_decay=1e-4, weight_decay=1e-4,
+                                                  eps=1e-10, initial_accumulator_value=0))
+
+
+def make_rmsprop():
+    import torch
+    make_small_mlp("mlp_rmsprop.h5", "RMSprop",
+                   lambda ps: torch.optim.RMSprop(ps, lr=0.01, alpha=0.99, eps=1e-8,
+                                                  weight_decay=1e-4, momentum=0, centered=False))
+
+
+def make_sgd_plain():
+    import torch
+    make_small_mlp("mlp_sgd_plain.h5", "plain SGD",
+                   lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=0, weight_decay=1e-4))
+
+
 def bf16_bits(x32):
     """float32 array -> uint16 bfloat16 patterns, round to nearest even."""
     import numpy as np
@@ -326,14 +382,19 @@ def make_small_files():
     np.save(os.path.join(HERE, "grads.npy"), g.astype("<f4"))
 
 
-def main():
+RUNS = {"mlp": make_mlp, "cnn": make_cnn, "lstm": make_lstm, "nesterov": make_nesterov,
+        "adagrad": make_adagrad, "rmsprop": make_rmsprop, "sgd_plain": make_sgd_plain,
+        "small": lambda: make_small_files()}
+
+
+def main(names):
     import torch
     print("torch", torch.__version__)
-    make_mlp()
-    make_cnn()
-    make_lstm()
-    make_small_files()
+    for name in names or list(RUNS):  # "small" reads mlp_sgd.h5: keep it after "mlp"
+        if name not in RUNS:
+            sys.exit("make_traces.py: unknown run %r (one of: %s)" % (name, " ".join(RUNS)))
+        RUNS[name]()
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

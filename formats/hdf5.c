@@ -279,10 +279,28 @@ out:
 
 /* ---- listing ---------------------------------------------------------- */
 
+/*
+ * Datasets are read in runs of whole rows (ranges of the first dimension)
+ * through hyperslabs, at most SLOT_BYTES at a time, so memory stays
+ * bounded whatever the dataset's size.  A few slots, one per dataset,
+ * let a caller read a gradient and its parameter and state in lockstep
+ * without re-reading.
+ */
+#define NSLOTS 4
+#define SLOT_BYTES ((size_t)16 << 20)
+
+struct slot {
+	size_t ds;          /* dataset index + 1; 0: empty */
+	uint64_t r0, r1;    /* the rows held */
+	unsigned char *buf;
+	size_t cap;
+	unsigned long used; /* for least-recently-used replacement */
+};
+
 struct h5_src {
 	hid_t file;
-	size_t cached;     /* index + 1 of the dataset in @cache; 0: none */
-	unsigned char *cache;
+	struct slot slot[NSLOTS];
+	unsigned long clock;
 };
 
 struct visit {
@@ -377,55 +395,129 @@ static herr_t visit_cb(hid_t obj, const char *name, const H5O_info_t *info, void
 
 /* ---- source ----------------------------------------------------------- */
 
-static int load(struct gt_source *s, size_t i, struct gt_diag *d)
+/* Values per row: the product of every dimension but the first. */
+static uint64_t row_len(const struct gt_tensor_info *t)
 {
-	struct h5_src *h = s->priv;
-	const struct gt_tensor_info *t = &s->tensors[i];
+	uint64_t r = 1;
+
+	for (unsigned k = 1; k < t->rank; k++)
+		r *= t->dims[k];
+	return r ? r : 1;
+}
+
+/* Read rows [r0, r1) of dataset @i into @sl. */
+static int load_rows(struct h5_src *h, const struct gt_tensor_info *t, size_t i,
+		     struct slot *sl, uint64_t r0, uint64_t r1, struct gt_diag *d)
+{
 	const size_t size = gt_dtype_size(t->dtype);
-	hid_t ds, ftype = -1, mtype = -1;
+	const uint64_t n = t->rank ? (r1 - r0) * row_len(t) : 1;
+	hsize_t start[GT_MAX_RANK] = { 0 }, count[GT_MAX_RANK], mdim = n;
+	hid_t ds, fspace = -1, mspace = -1, ftype = -1, mtype = -1;
 	int rc = 0;
 
-	free(h->cache);
-	h->cache = NULL;
-	h->cached = 0;
-	if (t->count > SIZE_MAX / size)
+	sl->ds = 0;
+	if (n > SIZE_MAX / size)
 		return gt_diag_set(d, GT_ERR(OVERFLOW), "dataset %s is too large", t->name);
-	h->cache = malloc(t->count * size);
-	if (!h->cache)
-		return gt_diag_set(d, GT_ERR(NOMEM), "dataset %s: out of memory", t->name);
+	if (n * size > sl->cap) {
+		unsigned char *p = realloc(sl->buf, n * size);
+
+		if (!p)
+			return gt_diag_set(d, GT_ERR(NOMEM), "dataset %s: out of memory", t->name);
+		sl->buf = p;
+		sl->cap = n * size;
+	}
+	for (unsigned k = 0; k < t->rank; k++)
+		count[k] = t->dims[k];
+	start[0] = r0;
+	count[0] = r1 - r0;
 	ds = H5Dopen2(h->file, t->name, H5P_DEFAULT);
 	if (ds >= 0)
 		ftype = H5Dget_type(ds);
 	if (ftype >= 0)
 		mtype = mem_type(ftype);
-	if (mtype < 0 || H5Dread(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, h->cache) < 0)
+	if (ds >= 0)
+		fspace = H5Dget_space(ds);
+	if (fspace >= 0 && t->rank &&
+	    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
+		rc = -1;
+	mspace = H5Screate_simple(1, &mdim, NULL);
+	if (rc < 0 || mtype < 0 || fspace < 0 || mspace < 0 ||
+	    H5Dread(ds, mtype, t->rank ? mspace : H5S_ALL, t->rank ? fspace : H5S_ALL,
+		    H5P_DEFAULT, sl->buf) < 0)
 		rc = gt_diag_set(d, GT_ERR(IO), "dataset %s: read failed", t->name);
-	else
-		h->cached = i + 1;
+	if (mspace >= 0)
+		H5Sclose(mspace);
+	if (fspace >= 0)
+		H5Sclose(fspace);
 	if (mtype >= 0)
 		H5Tclose(mtype);
 	if (ftype >= 0)
 		H5Tclose(ftype);
 	if (ds >= 0)
 		H5Dclose(ds);
+	if (rc >= 0) {
+		sl->ds = i + 1;
+		sl->r0 = r0;
+		sl->r1 = r1;
+	}
 	return rc;
+}
+
+/* The slot holding value @at of dataset @i, loading it when needed. */
+static int slot_for(struct gt_source *s, size_t i, uint64_t at, struct slot **ret,
+		    struct gt_diag *d)
+{
+	struct h5_src *h = s->priv;
+	const struct gt_tensor_info *t = &s->tensors[i];
+	const uint64_t row = row_len(t), rows = t->rank ? t->dims[0] : 1;
+	const uint64_t want = SLOT_BYTES / gt_dtype_size(t->dtype) / row;
+	const uint64_t r = at / row;
+	struct slot *victim = &h->slot[0];
+
+	for (int k = 0; k < NSLOTS; k++) {
+		struct slot *sl = &h->slot[k];
+
+		if (sl->ds == i + 1 && r >= sl->r0 && r < sl->r1) {
+			sl->used = ++h->clock;
+			*ret = sl;
+			return 0;
+		}
+		if (sl->used < victim->used)
+			victim = sl;
+	}
+	victim->used = ++h->clock;
+	*ret = victim;
+	return load_rows(h, t, i, victim, r, r + (want ? want : 1) < rows
+			 ? r + (want ? want : 1) : rows, d);
 }
 
 static int h5_read(struct gt_source *s, size_t i, uint64_t first, size_t n,
 		   void *dst, size_t *n_ret, struct gt_diag *d)
 {
-	struct h5_src *h = s->priv;
 	const struct gt_tensor_info *t = &s->tensors[i];
 	const size_t size = gt_dtype_size(t->dtype);
-	size_t m;
+	const uint64_t row = row_len(t);
+	size_t done = 0;
 
+	*n_ret = 0;
 	if (first >= t->count)
 		return 0;
-	if (h->cached != i + 1)
-		GT_TRY(load(s, i, d));
-	m = t->count - first < n ? (size_t)(t->count - first) : n;
-	memcpy(dst, h->cache + first * size, m * size);
-	*n_ret = m;
+	if (n > t->count - first)
+		n = (size_t)(t->count - first);
+	while (done < n) {
+		const uint64_t at = first + done;
+		struct slot *sl;
+		uint64_t off, avail;
+
+		GT_TRY(slot_for(s, i, at, &sl, d));
+		off = at - sl->r0 * row;
+		avail = (t->rank ? (sl->r1 - sl->r0) * row : 1) - off;
+		if (avail > n - done)
+			avail = n - done;
+		memcpy((unsigned char *)dst + done * size, sl->buf + off * size, avail * size);
+		done += avail;
+	}
+	*n_ret = n;
 	return 0;
 }
 
@@ -437,7 +529,8 @@ static void h5_close(struct gt_source *s)
 		return;
 	if (h->file >= 0)
 		H5Fclose(h->file);
-	free(h->cache);
+	for (int k = 0; k < NSLOTS; k++)
+		free(h->slot[k].buf);
 	free(h);
 	s->priv = NULL;
 }

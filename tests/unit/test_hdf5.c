@@ -387,6 +387,62 @@ static void test_trace_names(void)
 	CHECK(!strcmp(gt_optim_name(GT_OPT_NESTEROV), "nesterov"));
 }
 
+/*
+ * Datasets larger than the reader's 16 MiB row buffers, read in lockstep
+ * in odd pieces: every value must come back from the right place.
+ */
+static void test_large_lockstep(void)
+{
+	const hsize_t dims[3] = { 2100, 50, 41 }; /* 4.3 M values, 17 MiB of f32 */
+	const size_t n = 2100 * 50 * 41;
+	float *a = malloc(n * 4), *b = malloc(n * 4), *got = malloc(100003 * 4);
+	const char *path = tmp_path("large.h5");
+	struct gt_source *s = NULL;
+	struct gt_diag d;
+	size_t ia = 0, ib = 0, m = 0;
+	hid_t f, sp, ds;
+	int ok = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		a[i] = (float)i;
+		b[i] = -(float)i;
+	}
+	f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	sp = H5Screate_simple(3, dims, NULL);
+	ds = H5Dcreate2(f, "/a", H5T_IEEE_F32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, a);
+	H5Dclose(ds);
+	ds = H5Dcreate2(f, "/b", H5T_IEEE_F32BE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, b);
+	H5Dclose(ds);
+	H5Sclose(sp);
+	H5Fclose(f);
+	CHECK_RC(gt_source_open(path, NULL, &s, &d), 0);
+	if (!s)
+		goto out;
+	CHECK_RC(gt_source_find(s, "/a", &ia), 0);
+	CHECK_RC(gt_source_find(s, "/b", &ib), 0);
+	for (uint64_t at = 0; at < n && ok; at += m) {
+		CHECK_RC(gt_source_read(s, ia, at, 100003, got, &m, &d), 0);
+		ok &= m == (n - at < 100003 ? n - at : 100003) &&
+		      !memcmp(got, a + at, m * 4);
+		CHECK_RC(gt_source_read(s, ib, at, m, got, &m, &d), 0);
+		ok &= !memcmp(got, b + at, m * 4);
+	}
+	CHECK(ok);
+	/* backwards, across a buffer boundary */
+	CHECK_RC(gt_source_read(s, ia, 4000000, 9, got, &m, &d), 0);
+	CHECK(m == 9 && !memcmp(got, a + 4000000, 36));
+	CHECK_RC(gt_source_read(s, ia, 5, 3, got, &m, &d), 0);
+	CHECK(m == 3 && !memcmp(got, a + 5, 12));
+	gt_source_free(s);
+out:
+	free(a);
+	free(b);
+	free(got);
+	unlink(path);
+}
+
 int main(int argc, char **argv)
 {
 	const char *t = getenv("TMPDIR");
@@ -403,6 +459,7 @@ int main(int argc, char **argv)
 	RUN(test_sink_refuses);
 	RUN(test_trace);
 	RUN(test_trace_names);
+	RUN(test_large_lockstep);
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		unlink(tmp_path(files[i]));
 	CHECK(rmdir(dir) == 0);

@@ -15,27 +15,6 @@ struct gt_trace {
 	size_t n;
 };
 
-static const char *const optim_names[] = {
-	[GT_OPT_NONE] = "none", [GT_OPT_SGD] = "sgd", [GT_OPT_MOMENTUM] = "momentum",
-	[GT_OPT_NESTEROV] = "nesterov", [GT_OPT_ADAGRAD] = "adagrad",
-	[GT_OPT_RMSPROP] = "rmsprop", [GT_OPT_ADAM] = "adam", [GT_OPT_ADAMW] = "adamw",
-};
-
-const char *gt_optim_name(enum gt_optim_kind k)
-{
-	if ((unsigned)k >= sizeof(optim_names) / sizeof(optim_names[0]))
-		return NULL;
-	return optim_names[k];
-}
-
-enum gt_optim_kind gt_optim_parse(const char *s)
-{
-	for (unsigned k = GT_OPT_SGD; k <= GT_OPT_ADAMW; k++)
-		if (!strcasecmp(s, optim_names[k]))
-			return (enum gt_optim_kind)k;
-	return GT_OPT_NONE;
-}
-
 /* ---- hyper-parameters ------------------------------------------------- */
 
 static const struct {
@@ -117,32 +96,11 @@ static void read_optim(struct gt_optim *o, const struct gt_attrs *step,
 	read_betas(o, step, root);
 	if (name && name->type == GT_ATTR_STR)
 		o->kind = gt_optim_parse(name->s);
-	if (o->kind == GT_OPT_SGD && truthy(lookup(step, root, "nesterov")))
+	o->nesterov = truthy(lookup(step, root, "nesterov"));
+	if (o->kind == GT_OPT_SGD && o->nesterov)
 		o->kind = GT_OPT_NESTEROV;
 	else if (o->kind == GT_OPT_SGD && (o->momentum > 0 || o->momentum < 0))
 		o->kind = GT_OPT_MOMENTUM;
-}
-
-int gt_optim_check(const struct gt_optim *o, const char *where, struct gt_diag *d)
-{
-	static const unsigned need[] = {
-		[GT_OPT_NONE] = 0,
-		[GT_OPT_SGD] = GT_HP_LR,
-		[GT_OPT_MOMENTUM] = GT_HP_LR | GT_HP_MOMENTUM,
-		[GT_OPT_NESTEROV] = GT_HP_LR | GT_HP_MOMENTUM,
-		[GT_OPT_ADAGRAD] = GT_HP_LR | GT_HP_EPS,
-		[GT_OPT_RMSPROP] = GT_HP_LR | GT_HP_ALPHA | GT_HP_EPS,
-		[GT_OPT_ADAM] = GT_HP_LR | GT_HP_BETA1 | GT_HP_BETA2 | GT_HP_EPS,
-		[GT_OPT_ADAMW] = GT_HP_LR | GT_HP_BETA1 | GT_HP_BETA2 | GT_HP_EPS,
-	};
-
-	if (o->kind == GT_OPT_NONE || (unsigned)o->kind > GT_OPT_ADAMW)
-		return gt_diag_set(d, GT_ERR(NOTFOUND), "%s: attribute optimizer missing", where);
-	for (size_t k = 0; k < sizeof(hparams) / sizeof(hparams[0]); k++)
-		if ((need[o->kind] & hparams[k].bit) && !(o->have & hparams[k].bit))
-			return gt_diag_set(d, GT_ERR(NOTFOUND), "%s: attribute %s missing",
-					   where, hparams[k].name);
-	return 0;
 }
 
 /* ---- steps ------------------------------------------------------------ */
@@ -223,6 +181,7 @@ static int add_step(struct gt_trace *tr, const struct gt_group_info *g,
 	st->step = number(gt_attrs_find(&g->attrs, "step"), 1, 0, &v) &&
 		   v >= 0 && v < 9.2e18 ? (long)v : num;
 	read_optim(&st->optim, &g->attrs, root);
+	st->optim.t = st->step;
 	return fill_grads(tr->src, st);
 }
 

@@ -12,5 +12,6 @@
 #include "gt_codec.h"
 #include "gt_bitio.h"
 #include "gt_huff.h"
+#include "gt_optim.h"
 
 #endif

@@ -1,0 +1,541 @@
+/* gt_optim.c - optimizer steps as PyTorch computes them, GComp's metric δ */
+
+/*
+ * Bit-exact float32 needs every rounding where PyTorch rounds: fmaf() where
+ * PyTorch's CPU kernels fuse (samples/check_steps.py lists which), and no
+ * other contraction.  gcc contracts a*b+c into an FMA by default only in
+ * the GNU dialects; the project builds with -std=c11 (-ffp-contract=off),
+ * and the pragmas below keep it so under other flags.  FLT_EVAL_METHOD must
+ * be 0 (SSE, not x87), which the step test checks against the traces.
+ */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gt_optim.h"
+#include "banned.h"
+
+static const char *const optim_names[] = {
+	[GT_OPT_NONE] = "none", [GT_OPT_SGD] = "sgd", [GT_OPT_MOMENTUM] = "momentum",
+	[GT_OPT_NESTEROV] = "nesterov", [GT_OPT_ADAGRAD] = "adagrad",
+	[GT_OPT_RMSPROP] = "rmsprop", [GT_OPT_ADAM] = "adam", [GT_OPT_ADAMW] = "adamw",
+};
+
+const char *gt_optim_name(enum gt_optim_kind k)
+{
+	if ((unsigned)k >= sizeof(optim_names) / sizeof(optim_names[0]))
+		return NULL;
+	return optim_names[k];
+}
+
+enum gt_optim_kind gt_optim_parse(const char *s)
+{
+	for (unsigned k = GT_OPT_SGD; k <= GT_OPT_ADAMW; k++)
+		if (!strcasecmp(s, optim_names[k]))
+			return (enum gt_optim_kind)k;
+	return GT_OPT_NONE;
+}
+
+static int known(enum gt_optim_kind k)
+{
+	return k >= GT_OPT_SGD && k <= GT_OPT_ADAMW;
+}
+
+int gt_optim_nstates(enum gt_optim_kind k)
+{
+	switch (k) {
+	case GT_OPT_MOMENTUM:
+	case GT_OPT_NESTEROV:
+	case GT_OPT_ADAGRAD:
+	case GT_OPT_RMSPROP:
+		return 1;
+	case GT_OPT_ADAM:
+	case GT_OPT_ADAMW:
+		return 2;
+	case GT_OPT_NONE:
+	case GT_OPT_SGD:
+		break;
+	}
+	return 0;
+}
+
+const char *gt_optim_state_name(enum gt_optim_kind k, int i)
+{
+	if (i < 0 || i >= gt_optim_nstates(k))
+		return NULL;
+	switch (k) {
+	case GT_OPT_MOMENTUM:
+	case GT_OPT_NESTEROV:
+		return "momentum_buffer";
+	case GT_OPT_ADAGRAD:
+		return "sum";
+	case GT_OPT_RMSPROP:
+		return "square_avg";
+	case GT_OPT_ADAM:
+	case GT_OPT_ADAMW:
+		return i ? "exp_avg_sq" : "exp_avg";
+	case GT_OPT_NONE:
+	case GT_OPT_SGD:
+		break;
+	}
+	return NULL;
+}
+
+/* ---- checking ---------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} hp_names[] = {
+	{ "lr", GT_HP_LR }, { "momentum", GT_HP_MOMENTUM },
+	{ "dampening", GT_HP_DAMPENING }, { "weight_decay", GT_HP_WEIGHT_DECAY },
+	{ "beta1", GT_HP_BETA1 }, { "beta2", GT_HP_BETA2 }, { "eps", GT_HP_EPS },
+	{ "alpha", GT_HP_ALPHA }, { "lr_decay", GT_HP_LR_DECAY },
+};
+
+static int nonzero(double v)
+{
+	return v > 0 || v < 0 || isnan(v);
+}
+
+static int nonneg(double v)
+{
+	return v >= 0 && isfinite(v);
+}
+
+/* What is wrong with @o's values, or NULL; *rc the code. */
+static const char *bad_value(const struct gt_optim *o, int *rc)
+{
+	const enum gt_optim_kind k = o->kind;
+	const int adam = k == GT_OPT_ADAM || k == GT_OPT_ADAMW;
+
+	*rc = GT_ERR(INVAL);
+	if (!(o->lr > 0) || !isfinite(o->lr))
+		return "lr must be positive";
+	if (!nonneg(o->weight_decay))
+		return "weight_decay must not be negative";
+	if (k == GT_OPT_SGD && nonzero(o->momentum))
+		return "sgd with momentum must be of kind momentum";
+	if ((k == GT_OPT_MOMENTUM || k == GT_OPT_NESTEROV) &&
+	    (!(o->momentum > 0) || !isfinite(o->momentum)))
+		return "momentum must be positive";
+	if (!isfinite(o->dampening))
+		return "dampening must be finite";
+	if (k == GT_OPT_NESTEROV && nonzero(o->dampening))
+		return "nesterov needs dampening 0";
+	if (adam && !(o->beta1 >= 0 && o->beta1 < 1))
+		return "beta1 must be in [0, 1)";
+	if (adam && !(o->beta2 >= 0 && o->beta2 < 1))
+		return "beta2 must be in [0, 1)";
+	if (k >= GT_OPT_ADAGRAD && !nonneg(o->eps))
+		return "eps must not be negative";
+	if (k == GT_OPT_RMSPROP && !(o->alpha >= 0 && o->alpha <= 1))
+		return "alpha must be in [0, 1]";
+	if (k == GT_OPT_ADAGRAD && !nonneg(o->lr_decay))
+		return "lr_decay must not be negative";
+	if ((adam || k == GT_OPT_ADAGRAD) && o->t < 1)
+		return "step must be positive";
+	*rc = GT_ERR(UNSUPPORTED);
+	if (k == GT_OPT_RMSPROP && nonzero(o->momentum))
+		return "rmsprop with momentum is not supported";
+	return NULL;
+}
+
+int gt_optim_check(const struct gt_optim *o, const char *where, struct gt_diag *d)
+{
+	static const unsigned need[] = {
+		[GT_OPT_NONE] = 0,
+		[GT_OPT_SGD] = GT_HP_LR,
+		[GT_OPT_MOMENTUM] = GT_HP_LR | GT_HP_MOMENTUM,
+		[GT_OPT_NESTEROV] = GT_HP_LR | GT_HP_MOMENTUM,
+		[GT_OPT_ADAGRAD] = GT_HP_LR | GT_HP_EPS,
+		[GT_OPT_RMSPROP] = GT_HP_LR | GT_HP_ALPHA | GT_HP_EPS,
+		[GT_OPT_ADAM] = GT_HP_LR | GT_HP_BETA1 | GT_HP_BETA2 | GT_HP_EPS,
+		[GT_OPT_ADAMW] = GT_HP_LR | GT_HP_BETA1 | GT_HP_BETA2 | GT_HP_EPS,
+	};
+	const char *why;
+	int rc;
+
+	if (!known(o->kind))
+		return gt_diag_set(d, GT_ERR(NOTFOUND), "%s: attribute optimizer missing", where);
+	for (size_t k = 0; k < sizeof(hp_names) / sizeof(hp_names[0]); k++)
+		if ((need[o->kind] & hp_names[k].bit) && !(o->have & hp_names[k].bit))
+			return gt_diag_set(d, GT_ERR(NOTFOUND), "%s: attribute %s missing",
+					   where, hp_names[k].name);
+	why = bad_value(o, &rc);
+	if (why)
+		return gt_diag_set(d, rc, "%s: %s", where, why);
+	return 0;
+}
+
+/* ---- the step ------------------------------------------------------------ */
+
+/*
+ * SGD, momentum, Nesterov (torch.optim.sgd._single_tensor_sgd):
+ *	d   = fma(p, f32(wd), g)                  if wd != 0, else g
+ *	buf = d                                   first step (no buffer)
+ *	buf = fma(d, f32(1 - dampening), buf * f32(momentum))   later steps
+ *	d   = fma(buf, f32(momentum), d) if nesterov else buf
+ *	p'  = fma(d, f32(-lr), p)
+ */
+static void step_sgd(const struct gt_optim *o, size_t n, const float *g,
+		     const float *p, const float *buf, float *p_out, float *buf_out)
+{
+	const int has_wd = nonzero(o->weight_decay);
+	const int use_buf = o->kind != GT_OPT_SGD;
+	const int nest = o->kind == GT_OPT_NESTEROV;
+	const float wd = (float)o->weight_decay;
+	const float mom = (float)o->momentum;
+	const float damp1 = (float)(1 - o->dampening);
+	const float neg_lr = (float)-o->lr;
+
+	for (size_t i = 0; i < n; i++) {
+		const float pi = p[i];
+		float d = has_wd ? fmaf(pi, wd, g[i]) : g[i];
+
+		if (use_buf) {
+			const float b = buf ? fmaf(d, damp1, buf[i] * mom) : d;
+
+			if (buf_out)
+				buf_out[i] = b;
+			d = nest ? fmaf(b, mom, d) : b;
+		}
+		if (p_out)
+			p_out[i] = fmaf(d, neg_lr, pi);
+	}
+}
+
+/*
+ * AdaGrad (_single_tensor_adagrad; the sum starts at
+ * initial_accumulator_value, 0 here when absent):
+ *	d   = fma(p, f32(wd), g)                  if wd != 0, else g
+ *	clr = lr / (1 + (t - 1) * lr_decay)       in double
+ *	sum = fma(d, d, sum)                      (addcmul_ value=1)
+ *	p'  = p + (f32(-clr) * d) / (sqrt(sum) + f32(eps))   (addcdiv_)
+ */
+static void step_adagrad(const struct gt_optim *o, size_t n, const float *g,
+			 const float *p, const float *sum, float *p_out, float *sum_out)
+{
+	const int has_wd = nonzero(o->weight_decay);
+	const float wd = (float)o->weight_decay;
+	const double clr = o->lr / (1 + ((double)o->t - 1) * o->lr_decay);
+	const float neg_clr = (float)-clr;
+	const float eps = (float)o->eps;
+
+	for (size_t i = 0; i < n; i++) {
+		const float pi = p[i];
+		const float d = has_wd ? fmaf(pi, wd, g[i]) : g[i];
+		const float s = fmaf(d, d, sum ? sum[i] : 0.0f);
+
+		if (sum_out)
+			sum_out[i] = s;
+		if (p_out)
+			p_out[i] = pi + (neg_clr * d) / (sqrtf(s) + eps);
+	}
+}
+
+/*
+ * RMSProp, not centered, no momentum (_single_tensor_rmsprop):
+ *	d  = fma(p, f32(wd), g)                   if wd != 0, else g
+ *	sq = fma(d * f32(1 - alpha), d, sq * f32(alpha))
+ *	p' = p + (f32(-lr) * d) / (sqrt(sq) + f32(eps))
+ */
+static void step_rmsprop(const struct gt_optim *o, size_t n, const float *g,
+			 const float *p, const float *sq, float *p_out, float *sq_out)
+{
+	const int has_wd = nonzero(o->weight_decay);
+	const float wd = (float)o->weight_decay;
+	const float alpha = (float)o->alpha;
+	const float one_alpha = (float)(1 - o->alpha);
+	const float neg_lr = (float)-o->lr;
+	const float eps = (float)o->eps;
+
+	for (size_t i = 0; i < n; i++) {
+		const float pi = p[i];
+		const float d = has_wd ? fmaf(pi, wd, g[i]) : g[i];
+		const float v = fmaf(d * one_alpha, d, (sq ? sq[i] : 0.0f) * alpha);
+
+		if (sq_out)
+			sq_out[i] = v;
+		if (p_out)
+			p_out[i] = pi + (neg_lr * d) / (sqrtf(v) + eps);
+	}
+}
+
+/*
+ * Adam / AdamW (_single_tensor_adam, _single_tensor_adamw; moments start
+ * at zero):
+ *	AdamW: p = p * f32(1 - lr*wd)     Adam: g = fma(p, f32(wd), g) if wd
+ *	m   = fma(g, f32(1 - b1), m * f32(b1))
+ *	v   = fma(g * f32(1 - b2), g, v * f32(b2))
+ *	den = sqrt(v) / f32(sqrt(1 - b2^t)) + f32(eps)
+ *	p'  = p + (f32(-(lr / (1 - b1^t))) * m) / den
+ */
+static void step_adam(const struct gt_optim *o, size_t n, const float *g,
+		      const float *p, const float *m0, const float *v0,
+		      float *p_out, float *m_out, float *v_out)
+{
+	const int adamw = o->kind == GT_OPT_ADAMW;
+	const int has_wd = nonzero(o->weight_decay);
+	const float wd = (float)o->weight_decay;
+	const float decay = (float)(1 - o->lr * o->weight_decay);
+	const float b1 = (float)o->beta1, one_b1 = (float)(1 - o->beta1);
+	const float b2 = (float)o->beta2, one_b2 = (float)(1 - o->beta2);
+	const float bc2_sqrt = (float)sqrt(1 - pow(o->beta2, (double)o->t));
+	const float neg_step = (float)-(o->lr / (1 - pow(o->beta1, (double)o->t)));
+	const float eps = (float)o->eps;
+
+	for (size_t i = 0; i < n; i++) {
+		float pi = p[i], gi = g[i], m, v;
+
+		if (adamw)
+			pi = pi * decay;
+		else if (has_wd)
+			gi = fmaf(pi, wd, gi);
+		m = fmaf(gi, one_b1, (m0 ? m0[i] : 0.0f) * b1);
+		v = fmaf(gi * one_b2, gi, (v0 ? v0[i] : 0.0f) * b2);
+		if (m_out)
+			m_out[i] = m;
+		if (v_out)
+			v_out[i] = v;
+		if (p_out)
+			p_out[i] = pi + (neg_step * m) / (sqrtf(v) / bc2_sqrt + eps);
+	}
+}
+
+int gt_optim_step(const struct gt_optim *o, size_t n, const float *g,
+		  const float *param, const float *s0, const float *s1,
+		  float *param_out, float *s0_out, float *s1_out)
+{
+	if (!o || !known(o->kind) || (n && (!g || !param)))
+		return GT_ERR(INVAL);
+	if (o->kind == GT_OPT_RMSPROP && nonzero(o->momentum))
+		return GT_ERR(UNSUPPORTED);
+	switch (o->kind) {
+	case GT_OPT_SGD:
+	case GT_OPT_MOMENTUM:
+	case GT_OPT_NESTEROV:
+		step_sgd(o, n, g, param, s0, param_out, s0_out);
+		break;
+	case GT_OPT_ADAGRAD:
+		step_adagrad(o, n, g, param, s0, param_out, s0_out);
+		break;
+	case GT_OPT_RMSPROP:
+		step_rmsprop(o, n, g, param, s0, param_out, s0_out);
+		break;
+	case GT_OPT_ADAM:
+	case GT_OPT_ADAMW:
+		step_adam(o, n, g, param, s0, s1, param_out, s0_out, s1_out);
+		break;
+	case GT_OPT_NONE:
+		return GT_ERR(INVAL);
+	}
+	return 0;
+}
+
+/* ---- GComp's quantization metric δ ---------------------------------------
+ *
+ * Notation of the paper: θ = θ_{t-1} (param), g = g_t, η = lr, λ =
+ * weight_decay, μ = momentum, τ = dampening, b = b_{t-1} (momentum_buffer),
+ * r (sum), v (square_avg or exp_avg_sq), m = m_{t-1} (exp_avg), β1, β2, ε,
+ * α, λ_lr = lr_decay, t = the step.  All in double.  δ is the rest of θ_t
+ * divided by the term the gradient contributes, as in Appendix A.
+ *
+ * SGD:       δ = θ/(ηg) − λθ/g
+ * Momentum:  δ = (θ − ημb)/(η(1−τ)g) − λθ/g
+ *            First step (no buffer): PyTorch sets b_1 = d = g + λθ with no
+ *            (1−τ) factor and no μb term, so θ_t = θ − ηλθ − ηg and
+ *            δ = θ/(ηg) − λθ/g, the SGD metric (the paper's formula would
+ *            divide by (1−τ)).
+ * Nesterov:  δ = ((1 − ηλ(1+μ))θ − ημ²b)/(η(1+μ)g); the first step is the
+ *            same with b = 0 (b_1 = d, d' = (1+μ)d), which agrees with PyTorch.
+ * AdaGrad:   δ = θ(√r_t + ε)/(η̃g) − λθ/g, η̃ = η/(1 + (t−1)λ_lr), with
+ *            r_t = r_{t−1} + (g + λθ)², the sum after the update as in the
+ *            paper, and with the weight-decayed gradient that PyTorch
+ *            accumulates (the paper's table writes g_t², its line 2
+ *            having replaced g_t by g_t + λθ).
+ * RMSProp:   δ = θ(√v_t + ε)/(ηg) − λθ/g, v_t = αv + (1−α)(g + λθ)².
+ *            PyTorch divides by √v_t + ε; one line of Appendix A.4 writes
+ *            √(v_t + ε), we follow PyTorch (and Table 2).
+ * Adam:      δ = (θ(√v̂_t + ε)(1−β1^t) − ηβ1m)/(η(1−β1)g) − λθ/g,
+ *            v̂_t = v_t/(1−β2^t), v_t = β2v + (1−β2)(g + λθ)².
+ * AdamW:     δ = (θ(1−ηλ)(√v̂_t + ε)(1−β1^t) − ηβ1m)/(η(1−β1)g),
+ *            v_t = β2v + (1−β2)g².
+ *            For Adam and AdamW, v_t is the value after the update, computed
+ *            from the full g: δ depends on g also through v_t, which the
+ *            paper treats as fixed.  PyTorch's denominator is
+ *            √v_t/√(1−β2^t) + ε = √v̂_t + ε, the paper's.
+ * Absent state is zero (Adam, AdaGrad, RMSProp, Nesterov) or the first
+ * momentum step above.  g = 0 gives +Inf, a NaN input NaN.
+ */
+
+struct dctx {
+	double eta, lam, mu, tau, b1, b2, bc1, bc2, eps, alpha;
+	enum gt_optim_kind kind;
+	int first; /* momentum: no buffer yet */
+};
+
+static double delta_sgd_family(const struct dctx *c, double th, double g, double b)
+{
+	const double eta = c->eta, lam = c->lam, mu = c->mu;
+
+	switch (c->kind) {
+	case GT_OPT_MOMENTUM:
+		if (c->first)
+			return th / (eta * g) - lam * th / g;
+		return (th - eta * mu * b) / (eta * (1 - c->tau) * g) - lam * th / g;
+	case GT_OPT_NESTEROV:
+		return ((1 - eta * lam * (1 + mu)) * th - eta * mu * mu * b) /
+		       (eta * (1 + mu) * g);
+	case GT_OPT_NONE:
+	case GT_OPT_SGD:
+	case GT_OPT_ADAGRAD:
+	case GT_OPT_RMSPROP:
+	case GT_OPT_ADAM:
+	case GT_OPT_ADAMW:
+		break;
+	}
+	return th / (eta * g) - lam * th / g;
+}
+
+/* @s0, @s1 are the state values (0 when absent). */
+static double delta_one(const struct dctx *c, double th, double g, double s0, double s1)
+{
+	const double d = g + c->lam * th;
+	double v, vh;
+
+	switch (c->kind) {
+	case GT_OPT_ADAGRAD: /* c->eta holds η̃ */
+		v = s0 + d * d;
+		return th * (sqrt(v) + c->eps) / (c->eta * g) - c->lam * th / g;
+	case GT_OPT_RMSPROP:
+		v = c->alpha * s0 + (1 - c->alpha) * d * d;
+		return th * (sqrt(v) + c->eps) / (c->eta * g) - c->lam * th / g;
+	case GT_OPT_ADAM:
+		v = c->b2 * s1 + (1 - c->b2) * d * d;
+		vh = v / c->bc2;
+		return (th * (sqrt(vh) + c->eps) * c->bc1 - c->eta * c->b1 * s0) /
+		       (c->eta * (1 - c->b1) * g) - c->lam * th / g;
+	case GT_OPT_ADAMW:
+		v = c->b2 * s1 + (1 - c->b2) * g * g;
+		vh = v / c->bc2;
+		return (th * (1 - c->eta * c->lam) * (sqrt(vh) + c->eps) * c->bc1 -
+			c->eta * c->b1 * s0) / (c->eta * (1 - c->b1) * g);
+	case GT_OPT_NONE:
+	case GT_OPT_SGD:
+	case GT_OPT_MOMENTUM:
+	case GT_OPT_NESTEROV:
+		break;
+	}
+	return delta_sgd_family(c, th, g, s0);
+}
+
+static void dctx_init(struct dctx *c, const struct gt_optim *o, int first)
+{
+	const double t = (double)o->t;
+
+	memset(c, 0, sizeof(*c));
+	c->kind = o->kind;
+	c->first = first;
+	c->eta = o->lr;
+	c->lam = o->weight_decay;
+	c->mu = o->momentum;
+	c->tau = o->dampening;
+	c->b1 = o->beta1;
+	c->b2 = o->beta2;
+	c->bc1 = 1 - pow(o->beta1, t);
+	c->bc2 = 1 - pow(o->beta2, t);
+	c->eps = o->eps;
+	c->alpha = o->alpha;
+	if (o->kind == GT_OPT_ADAGRAD)
+		c->eta = o->lr / (1 + (t - 1) * o->lr_decay);
+}
+
+int gt_optim_delta(const struct gt_optim *o, size_t n, const float *g,
+		   const float *param, const float *s0, const float *s1,
+		   double *delta)
+{
+	const int ns = o ? gt_optim_nstates(o->kind) : 0;
+	struct dctx c;
+
+	if (!o || !known(o->kind) || (n && (!g || !param || !delta)))
+		return GT_ERR(INVAL);
+	if (o->kind == GT_OPT_RMSPROP && nonzero(o->momentum))
+		return GT_ERR(UNSUPPORTED);
+	if (ns < 1)
+		s0 = NULL;
+	if (ns < 2)
+		s1 = NULL;
+	dctx_init(&c, o, !s0);
+	for (size_t i = 0; i < n; i++) {
+		const double gi = g[i], th = param[i];
+		const double a = s0 ? s0[i] : 0.0, b = s1 ? s1[i] : 0.0;
+
+		if (isnan(gi) || isnan(th) || isnan(a) || isnan(b))
+			delta[i] = NAN;
+		else if (fpclassify(gi) == FP_ZERO)
+			delta[i] = INFINITY;
+		else
+			delta[i] = delta_one(&c, th, gi, a, b);
+	}
+	return 0;
+}
+
+/* ---- update fidelity ------------------------------------------------------ */
+
+/* @x's bit pattern as an integer ordered like the floats; ±0 are both 0. */
+static int64_t ordered(float x)
+{
+	uint32_t u;
+
+	memcpy(&u, &x, sizeof(u));
+	return u & UINT32_C(0x80000000) ? -(int64_t)(u & UINT32_C(0x7fffffff)) : (int64_t)u;
+}
+
+int gt_optim_compare(size_t n, const float *a, const float *b,
+		     uint64_t *identical, uint64_t *max_ulp, double *max_rel)
+{
+	uint64_t same = 0, ulp = 0;
+	double rel = 0;
+
+	if (n && (!a || !b))
+		return GT_ERR(INVAL);
+	for (size_t i = 0; i < n; i++) {
+		const int64_t oa = ordered(a[i]), ob = ordered(b[i]);
+		uint64_t u;
+		double r = 0;
+
+		if (!memcmp(&a[i], &b[i], sizeof(float))) {
+			same++;
+			continue;
+		}
+		if (isnan(a[i]) || isnan(b[i])) {
+			u = GT_OPTIM_ULP_NAN;
+			r = INFINITY;
+		} else {
+			u = oa > ob ? (uint64_t)(oa - ob) : (uint64_t)(ob - oa);
+			if (isinf(a[i]))
+				r = INFINITY;
+			else if (fpclassify(a[i]) != FP_ZERO)
+				r = fabs((double)a[i] - (double)b[i]) / fabs((double)a[i]);
+		}
+		if (u > ulp)
+			ulp = u;
+		if (r > rel)
+			rel = r;
+	}
+	if (identical)
+		*identical = same;
+	if (max_ulp)
+		*max_ulp = ulp;
+	if (max_rel)
+		*max_rel = rel;
+	return 0;
+}

@@ -1,0 +1,140 @@
+/* gt_optim.h - optimizer steps as PyTorch computes them, GComp's metric δ */
+#ifndef GT_OPTIM_H
+#define GT_OPTIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gt_error.h"
+
+/* Stable ids: written into .gtz codec parameters. */
+enum gt_optim_kind {
+	GT_OPT_NONE = 0,
+	GT_OPT_SGD,       /* momentum == 0 */
+	GT_OPT_MOMENTUM,  /* SGD with momentum */
+	GT_OPT_NESTEROV,
+	GT_OPT_ADAGRAD,
+	GT_OPT_RMSPROP,
+	GT_OPT_ADAM,
+	GT_OPT_ADAMW,
+};
+
+/* Which hyper-parameters were given (bits of gt_optim.have). */
+enum {
+	GT_HP_LR = 1 << 0, GT_HP_MOMENTUM = 1 << 1, GT_HP_DAMPENING = 1 << 2,
+	GT_HP_WEIGHT_DECAY = 1 << 3, GT_HP_BETA1 = 1 << 4, GT_HP_BETA2 = 1 << 5,
+	GT_HP_EPS = 1 << 6, GT_HP_ALPHA = 1 << 7, GT_HP_LR_DECAY = 1 << 8,
+};
+
+/*
+ * An optimizer and its hyper-parameters, as PyTorch's attributes hold
+ * them (float64).  Absent ones are 0.  @kind alone decides the update rule;
+ * @nesterov records the trace's flag (formats/ sets kind GT_OPT_NESTEROV
+ * with it).  @t is the step number: 1-based, PyTorch's state "step" after
+ * the update (the trace's step attribute); Adam's bias corrections and
+ * AdaGrad's learning-rate decay use it.
+ */
+struct gt_optim {
+	enum gt_optim_kind kind;
+	unsigned have; /* GT_HP_* */
+	double lr, momentum, dampening, weight_decay;
+	double beta1, beta2, eps, alpha, lr_decay;
+	long t;
+	int nesterov;
+};
+
+/* "sgd", "momentum", ...; case-insensitive parse, GT_OPT_NONE if unknown. */
+const char *gt_optim_name(enum gt_optim_kind k);
+enum gt_optim_kind gt_optim_parse(const char *s);
+
+/*
+ * gt_optim_check - whether @o is complete and valid for its update rule.
+ * @where prefixes the phrase in @d (may be NULL): "step /step_000100".
+ * @return 0; GT_ERR(NOTFOUND) naming the first missing attribute
+ *	("<where>: attribute lr missing", also "attribute optimizer missing");
+ *	GT_ERR(INVAL) for a bad value ("<where>: lr must be positive", "beta1
+ *	must be in [0, 1)", "eps must not be negative", "step must be positive",
+ *	"nesterov needs momentum > 0 and dampening 0", ...);
+ *	GT_ERR(UNSUPPORTED) for RMSProp with momentum.
+ * Thread safety: pure function.
+ */
+int gt_optim_check(const struct gt_optim *o, const char *where, struct gt_diag *d);
+
+/*
+ * gt_optim_nstates - how many state buffers optimizer @k keeps per
+ * parameter: 0 (SGD), 1 (momentum, Nesterov, AdaGrad, RMSProp), 2 (Adam,
+ * AdamW); 0 for an unknown kind.
+ */
+int gt_optim_nstates(enum gt_optim_kind k);
+
+/*
+ * gt_optim_state_name - PyTorch's name of state buffer @i of optimizer @k,
+ * as the trace layout's state/<buffer>/ folders spell it: "momentum_buffer"
+ * (momentum, Nesterov), "sum" (AdaGrad), "square_avg" (RMSProp),
+ * "exp_avg" then "exp_avg_sq" (Adam, AdamW).
+ * @return a static string; NULL when @k has no buffer @i.
+ */
+const char *gt_optim_state_name(enum gt_optim_kind k, int i);
+
+/*
+ * gt_optim_step - one optimizer step on @n values in float32, bit for bit
+ * as PyTorch 1.13 computes it on the CPU (foreach=False; the recipe is the
+ * docstring of samples/check_steps.py).
+ * @o:  a struct gt_optim_check() accepts (its values are not re-checked
+ *      here beyond the kind).
+ * @g, @param: the gradient g_t and the parameter θ_{t-1}.
+ * @s0, @s1: the state before the step, buffers gt_optim_state_name(kind,
+ *      0 and 1); NULL means absent (before the first step), as PyTorch
+ *      starts them: the momentum buffer becomes d_1, Adam's moments,
+ *      AdaGrad's sum (initial_accumulator_value 0) and RMSProp's
+ *      square_avg are zeros.  Unused ones are ignored.
+ * @param_out, @s0_out, @s1_out: θ_t and the state after the step; any may
+ *      be NULL when not wanted.  An output may alias its own input
+ *      (param_out == param, s0_out == s0) but no other array.
+ * @return 0; GT_ERR(INVAL) for an unknown kind, or NULL @g/@param with
+ *	@n > 0; GT_ERR(UNSUPPORTED) for RMSProp with momentum (centered
+ *	RMSProp, amsgrad and maximize are not represented in struct gt_optim).
+ * Thread safety: pure function; no allocation.
+ */
+int gt_optim_step(const struct gt_optim *o, size_t n, const float *g,
+		  const float *param, const float *s0, const float *s1,
+		  float *param_out, float *s0_out, float *s1_out);
+
+/*
+ * gt_optim_delta - GComp's quantization metric δ (Table 2 and Appendix A of
+ * the GComp paper) of each gradient value, in double: about how many
+ * times |η'g| (the gradient's share of the update) fits into the rest of
+ * θ_t, so that |δ| > 2^k means the low k mantissa bits of g are lost when
+ * the step adds it to θ anyway.  δ is signed as in the paper (negative
+ * when the step moves θ away from zero); the caller takes |δ| if it wants.
+ * Arguments as for gt_optim_step() (state before the step; NULL = absent);
+ * @delta receives @n values.  g = 0 gives +Inf (nothing to truncate); a
+ * NaN among a value's inputs gives NaN.  Where PyTorch and the paper
+ * differ, δ follows PyTorch; gt_optim.c documents each formula.
+ * @return 0; GT_ERR(INVAL) for an unknown kind or NULL arrays with @n > 0;
+ *	GT_ERR(UNSUPPORTED) for RMSProp with momentum.
+ * Thread safety: pure function; no allocation.
+ */
+int gt_optim_delta(const struct gt_optim *o, size_t n, const float *g,
+		   const float *param, const float *s0, const float *s1,
+		   double *delta);
+
+/* The ULP distance gt_optim_compare() reports when a NaN differs. */
+#define GT_OPTIM_ULP_NAN UINT64_MAX
+
+/*
+ * gt_optim_compare - update fidelity between two float32 arrays @a (the
+ * reference) and @b: *@identical counts bit-identical pairs; *@max_ulp is
+ * the largest distance in units in the last place (the distance of their
+ * sign-magnitude bit patterns as ordered integers: +0 and -0 are 0 apart,
+ * the largest finite float and +Inf 1 apart), GT_OPTIM_ULP_NAN when a
+ * pair differs and holds a NaN; *@max_rel is the largest |a - b| / |a|
+ * over a != 0 (in double; +Inf for a NaN or an infinity that differs).
+ * Each output may be NULL.
+ * @return 0; GT_ERR(INVAL) for NULL arrays with @n > 0.
+ * Thread safety: pure function.
+ */
+int gt_optim_compare(size_t n, const float *a, const float *b,
+		     uint64_t *identical, uint64_t *max_ulp, double *max_rel);
+
+#endif

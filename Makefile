@@ -158,7 +158,7 @@ install: all
 	for c in $(COMMANDS); do ln -sf gtool $(COMPDIR)/gtool-$$c; done
 	install -m 644 $(BUILD)/libgtool.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 lib/gtool.h lib/gt_error.h lib/gt_float.h lib/gt_codec.h \
-		lib/gt_bitio.h lib/gt_huff.h lib/gt_pool.h $(DESTDIR)$(PREFIX)/include/gtool/
+		lib/gt_bitio.h lib/gt_huff.h lib/gt_pool.h lib/gt_optim.h $(DESTDIR)$(PREFIX)/include/gtool/
 
 uninstall:
 	rm -f $(BINDIR)/gtool $(addprefix $(BINDIR)/gtool-,$(COMMANDS))

@@ -87,16 +87,22 @@ static void read_optim(struct gt_optim *o, const struct gt_attrs *step,
 
 	memset(o, 0, sizeof(*o));
 	for (size_t k = 0; k < sizeof(hparams) / sizeof(hparams[0]); k++) {
+		double v;
+
 		if (hparams[k].bit == GT_HP_BETA1 || hparams[k].bit == GT_HP_BETA2)
 			continue;
-		if (number(lookup(step, root, hparams[k].name), 1, 0,
-			   (double *)((char *)o + hparams[k].off)))
+		if (number(lookup(step, root, hparams[k].name), 1, 0, &v)) {
+			memcpy((char *)o + hparams[k].off, &v, sizeof(v));
 			o->have |= hparams[k].bit;
+		}
 	}
 	read_betas(o, step, root);
 	if (name && name->type == GT_ATTR_STR)
 		o->kind = gt_optim_parse(name->s);
 	o->nesterov = truthy(lookup(step, root, "nesterov"));
+	o->amsgrad = truthy(lookup(step, root, "amsgrad"));
+	o->centered = truthy(lookup(step, root, "centered"));
+	o->maximize = truthy(lookup(step, root, "maximize"));
 	if (o->kind == GT_OPT_SGD && o->nesterov)
 		o->kind = GT_OPT_NESTEROV;
 	else if (o->kind == GT_OPT_SGD && (o->momentum > 0 || o->momentum < 0))

@@ -116,6 +116,13 @@ static const char *bad_value(const struct gt_optim *o, int *rc)
 	const enum gt_optim_kind k = o->kind;
 	const int adam = k == GT_OPT_ADAM || k == GT_OPT_ADAMW;
 
+	*rc = GT_ERR(UNSUPPORTED);
+	if (o->amsgrad)
+		return "amsgrad is not supported";
+	if (o->centered)
+		return "centered RMSProp is not supported";
+	if (o->maximize)
+		return "maximize is not supported";
 	*rc = GT_ERR(INVAL);
 	if (!(o->lr > 0) || !isfinite(o->lr))
 		return "lr must be positive";

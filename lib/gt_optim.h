@@ -41,6 +41,9 @@ struct gt_optim {
 	double beta1, beta2, eps, alpha, lr_decay;
 	long t;
 	int nesterov;
+	/* variants PyTorch has and gtool's step does not model: a trace that
+	 * sets one is refused by gt_optim_check rather than computed wrongly */
+	int amsgrad, centered, maximize;
 };
 
 /* "sgd", "momentum", ...; case-insensitive parse, GT_OPT_NONE if unknown. */

@@ -108,6 +108,87 @@ hist_impl(struct gt_huff_hist *h, const void *src, size_t n,
 	}
 }
 
+/* Sub-histogram stride: not a multiple of 4 KiB, or the counters of one
+ * symbol in the four sub-histograms alias in the store buffer. */
+#define HIST_STRIDE (1024 + 16)
+
+/* Four indexes at once (GCC/clang vector extension: SSE2, NEON). */
+typedef uint32_t hist_v4 __attribute__((vector_size(16)));
+
+/*
+ * f32: four values at a time.  A run of >= GT_HUFF_RUN_MIN (8) zeros that
+ * starts in values i..i+3 covers all of i+4..i+7, so while those four are
+ * not all +0.0 (one 128-bit test) the four values are plain tokens; else
+ * value i alone takes the careful path.  The symbol index is branchless:
+ * sign and exponent (u >> 23), plus 512 for ±0.0, folded into symbols by
+ * the caller.  Sub-histogram k counts quad position k, which keeps
+ * repeated symbols from chaining stores to the same counter.
+ */
+static size_t hist_f32(struct gt_huff_hist *h, const unsigned char *src,
+		       size_t i, size_t n, uint32_t (*sub)[HIST_STRIDE])
+{
+	/* uint32 counters: at most 2^30 values per call */
+	const size_t lim = n - i > ((size_t)1 << 30) ? i + ((size_t)1 << 30) : n;
+
+	while (n - i >= 8 && i < lim) {
+		uint64_t a, b;
+		uint32_t u[1];
+		hist_v4 v;
+
+		memcpy(&a, src + 4 * i + 16, 8);
+		memcpy(&b, src + 4 * i + 24, 8);
+		if (__builtin_expect(!(a | b), 0)) {
+			const size_t len = zero_len(src, i, n, GT_DT_F32);
+
+			if (len >= GT_HUFF_RUN_MIN) {
+				h->count[GT_HUFF_RUN(8)]++;
+				h->run_zeros += len;
+				h->run_bits += gt_huff_run_bits(len);
+				i += len;
+			} else {
+				memcpy(u, src + 4 * i, 4);
+				sub[0][u[0] >> 23 | (uint32_t)(u[0] << 1 == 0) << 9]++;
+				i++;
+			}
+			continue;
+		}
+		memcpy(&v, src + 4 * i, 16);
+		v = v >> 23 | ((hist_v4)(v << 1 == 0) & 512);
+		sub[0][v[0]]++;
+		sub[1][v[1]]++;
+		sub[2][v[2]]++;
+		sub[3][v[3]]++;
+		i += 4;
+	}
+	return i;
+}
+
+/* Fold the f32 sub-histograms of hist_f32() into symbols. */
+static void fold_f32(struct gt_huff_hist *h, uint32_t (*sub)[HIST_STRIDE])
+{
+	for (unsigned k = 0; k < 4; k++) {
+		for (unsigned s = 0; s < 256; s++)
+			h->count[s] += (uint64_t)sub[k][s] + sub[k][256 + s];
+		h->count[GT_HUFF_ZERO(8)] += sub[k][512];
+		h->count[GT_HUFF_NZERO(8)] += sub[k][768];
+	}
+}
+
+static void hist_f32_all(struct gt_huff_hist *h, const unsigned char *src,
+			 size_t n)
+{
+	uint32_t sub[4][HIST_STRIDE];
+	size_t i = 0;
+
+	do {
+		memset(sub, 0, sizeof(sub));
+		i = hist_f32(h, src, i, n, sub);
+		fold_f32(h, sub);
+	} while (n - i >= 8);
+	/* the last < 8 values: no run that began before them is open */
+	hist_impl(h, src + 4 * i, n - i, GT_DT_F32, NULL, 0);
+}
+
 void gt_huff_hist(struct gt_huff_hist *h, const void *src, size_t n)
 {
 	uint64_t sub[4][260];
@@ -116,7 +197,7 @@ void gt_huff_hist(struct gt_huff_hist *h, const void *src, size_t n)
 	memset(sub, 0, sizeof(sub));
 	switch (h->dtype) {
 	case GT_DT_F32:
-		hist_impl(h, src, n, GT_DT_F32, sub, nsub = 4);
+		hist_f32_all(h, src, n);
 		break;
 	case GT_DT_BF16:
 		hist_impl(h, src, n, GT_DT_BF16, sub, nsub = 4);

@@ -12,9 +12,10 @@
  * A chunk of n values (E exponent bits, M mantissa bits, W = 1 + M):
  *
  *   varint   mcount: values that carry a sign and mantissa (LEB128, <= 10 B)
- *   bytes    mantissa stream, ceil(mcount * W / 8) bytes: (sign << M | man)
+ *   bytes    mantissa stream, ceil(mcount * W / 8) bytes: (man << 1 | sign)
  *            of each such value, W bits, LSB-first (gt_bitio.h); for f32
- *            that is 3 little-endian bytes per value, bf16 1 byte
+ *            that is 3 little-endian bytes per value (the low 24 bits of
+ *            the value rotated left by one), bf16 1 byte
  *   bytes    code stream, to the end of the chunk: one token per value or
  *            run (gt_huff.h): its code; after ESC the raw E-bit exponent;
  *            after RUN the Elias-gamma code of len - GT_HUFF_RUN_MIN + 1
@@ -26,17 +27,37 @@
  * mcount first (a cheap pass) lets the encoder place the code stream
  * without a scratch buffer or a memmove.
  *
+ * The mantissa word was (sign << M | man) until the f32 fast paths came:
+ * (man << 1 | sign) is one rotate on f32, both ways.  Chunks of the old
+ * layout fail the block CRC.
+ *
+ * f32 fast paths (the generic loops are the reference): the encoder codes
+ * four values per step with a 1024-entry table indexed by sign, exponent
+ * and "is ±0.0", and flushes once per two codes; the decoder reads up to
+ * three tokens per lookup of a table indexed by the next min(maxlen,
+ * HX_MBITS) bits (GComp §4.5 extended to several symbols per entry).
+ *
  * Tables: by default block_begin() builds one per block (method best) and
  * returns its gt_huff_save() bytes as the block meta; with a static table
  * (params->table) every block uses it and the meta is empty.
  */
 
 #define HX_VARINT_MAX 10
+#define HX_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define HX_MANT 1u  /* decode flags per symbol */
 #define HX_RUN 2u
 #define HX_ESC 4u
-/* Fast-path groups: 56 values share one 64-value zero mask. */
-#define HX_GROUP 56
+/* f32 encode table entry: bits 0-7 code length, 8-15 mantissa bytes
+ * (0 or 3), bit 16 no code, bits 32-63 the code (<= 15 + 8 bits) */
+#define HX_E_LEN(e) ((unsigned)(uint8_t)(e))
+#define HX_E_ADV(e) ((unsigned)(uint8_t)((e) >> 8))
+#define HX_E_BAD (UINT64_C(1) << 16)
+#define HX_E_CODE(e) ((e) >> 32)
+/* f32 decode: index bits of the multi-symbol table; 4 lookups <= 56 bits */
+#define HX_MBITS 12
+/* ... and for blocks whose first chunk has fewer than _N values */
+#define HX_MBITS_SMALL 9
+#define HX_MBITS_SMALL_N 16384
 
 struct hx_ctx {
 	struct gt_codec_base base;
@@ -53,7 +74,22 @@ struct hx_ctx {
 	/* decode, per symbol: value bits without sign/mantissa, HX_* flags */
 	uint64_t dbase[GT_HUFF_NSYM_MAX];
 	uint8_t dflag[GT_HUFF_NSYM_MAX];
+	int dec_ready; /* lut (and for f32 mlut, dsym) match the table */
+	unsigned mbits; /* index bits of mlut, <= HX_MBITS */
 	uint16_t lut[GT_HUFF_LUT_MAX];
+	/* f32 encode, by u >> 23 | (u is ±0.0) << 9: HX_E_* entries */
+	uint64_t enc32[1024];
+	/* f32 decode per symbol: the value rotated left by one without its
+	 * mantissa word, | the mask of that word << 32 (0: no mantissa) */
+	uint64_t dsym[GT_HUFF_NSYM_MAX];
+	/*
+	 * f32 decode, by the next B = mbits <= min(maxlen, HX_MBITS) bits: bits 0-3
+	 * the bits of the whole tokens (0: none, take the slow path), 4-5
+	 * their number k <= 3, 6-7 how many carry a mantissa; slot j < k at
+	 * bit 8 + 16 j: symbol (9 bits) | byte offset of its mantissa << 9.
+	 * Only exponent, ZERO and NZERO tokens whose code lies within B bits.
+	 */
+	uint64_t mlut[1u << HX_MBITS];
 };
 
 static const char *const method_names[] = { "gcomp", "pm", "best" };
@@ -63,7 +99,24 @@ static struct hx_ctx *hx(struct gt_codec_ctx *ctx)
 	return (struct hx_ctx *)(void *)ctx;
 }
 
-/* Fill the encode and decode tables of the installed c->table. */
+/* The f32 encode table from c->enc[]. */
+static void prepare_enc32(struct hx_ctx *c)
+{
+	for (unsigned x = 0; x < 1024; x++) {
+		/* x = sign and exponent, | 512 for ±0.0 */
+		const unsigned s = x < 512 ? x & 0xff :
+			x == 512 ? GT_HUFF_ZERO(8) : GT_HUFF_NZERO(8);
+		const uint64_t e = c->enc[s];
+
+		c->enc32[x] = HX_E_BAD;
+		if ((x < 512 || x == 512 || x == 768) && !(e >> 41))
+			c->enc32[x] = (e & 0xffffffff) << 32 | (e >> 32 & 0xff) |
+				      (e >> 40 & 1 ? 3u << 8 : 0);
+	}
+}
+
+/* Fill the encode tables of the installed c->table; the decode tables are
+ * made by the first decode (prepare_dec), as encoders never need them. */
 static int prepare(struct hx_ctx *c)
 {
 	const unsigned eb = gt_dtype_exp_bits(c->dt);
@@ -84,8 +137,53 @@ static int prepare(struct hx_ctx *c)
 	c->dflag[GT_HUFF_RUN(eb)] = HX_RUN;
 	c->dflag[GT_HUFF_ESC(eb)] = HX_ESC;
 	c->runs = gt_huff_runs_used(&c->table);
-	GT_TRY(gt_huff_lut(&c->table, c->lut, GT_HUFF_LUT_MAX));
+	if (c->dt == GT_DT_F32)
+		prepare_enc32(c);
+	c->dec_ready = 0;
 	c->ready = 1;
+	return 0;
+}
+
+/* One entry of the f32 multi-symbol table for the B-bit index @x. */
+static uint64_t mlut_entry(const struct hx_ctx *c, unsigned x, unsigned B)
+{
+	unsigned pos = 0, k = 0, nc = 0;
+	uint64_t ent = 0;
+
+	while (k < 3) {
+		/* bits of x above B are unknown: only codes within B count */
+		const unsigned e = c->lut[x >> pos], l = GT_HUFF_LUT_LEN(e);
+		const unsigned s = GT_HUFF_LUT_SYM(e);
+
+		if (!l || l > B - pos || s > GT_HUFF_NZERO(8))
+			break;
+		ent |= (uint64_t)(s | 3 * nc << 9) << (8 + 16 * k);
+		nc += s < 256;
+		pos += l;
+		k++;
+	}
+	return k ? ent | pos | k << 4 | nc << 6 : 0;
+}
+
+/* The decode tables of the installed table, first used on @n values:
+ * a small block gets a smaller multi-symbol table (cheaper to build). */
+static int prepare_dec(struct hx_ctx *c, size_t n)
+{
+	GT_TRY(gt_huff_lut(&c->table, c->lut, GT_HUFF_LUT_MAX));
+	if (c->dt == GT_DT_F32) {
+		const unsigned want = n < HX_MBITS_SMALL_N ? HX_MBITS_SMALL : HX_MBITS;
+		const unsigned B = c->table.maxlen < want ? c->table.maxlen : want;
+
+		c->mbits = B;
+
+		for (unsigned s = 0; s < 256; s++)
+			c->dsym[s] = (uint64_t)s << 24 | UINT64_C(0xffffff) << 32;
+		c->dsym[GT_HUFF_ZERO(8)] = 0;
+		c->dsym[GT_HUFF_NZERO(8)] = 1; /* the sign, rotated left */
+		for (unsigned x = 0; x < (1u << B); x++)
+			c->mlut[x] = mlut_entry(c, x, B);
+	}
+	c->dec_ready = 1;
 	return 0;
 }
 
@@ -193,6 +291,36 @@ static int hx_block_load(struct gt_codec_ctx *ctx, const void *meta,
 
 /* ---- encoding ------------------------------------------------------------- */
 
+/* f32: values that are not ±0.0, and (*@pz_ret) those that are +0.0.
+ * Fixed 64-value inner loops, which compilers vectorize at -O2. */
+static size_t count_f32(const unsigned char *p, size_t n, size_t *pz_ret)
+{
+	size_t nz = 0, pz = 0, i = 0;
+
+	for (; n - i >= 64; i += 64) {
+		uint32_t a = 0, b = 0;
+
+		for (unsigned k = 0; k < 64; k++) {
+			uint32_t u;
+
+			memcpy(&u, p + 4 * (i + k), 4);
+			a += u << 1 != 0;
+			b += u == 0;
+		}
+		nz += a;
+		pz += b;
+	}
+	for (; i < n; i++) {
+		uint32_t u;
+
+		memcpy(&u, p + 4 * i, 4);
+		nz += u << 1 != 0;
+		pz += u == 0;
+	}
+	*pz_ret = pz;
+	return nz;
+}
+
 /* Values of @src carrying a sign and mantissa with the installed table. */
 static size_t count_carriers(const struct hx_ctx *c, const void *src, size_t n)
 {
@@ -201,15 +329,7 @@ static size_t count_carriers(const struct hx_ctx *c, const void *src, size_t n)
 	size_t nz = 0, pz = 0;
 
 	if (c->dt == GT_DT_F32) {
-		const unsigned char *p = src;
-
-		for (size_t i = 0; i < n; i++) {
-			uint32_t u;
-
-			memcpy(&u, p + 4 * i, 4);
-			nz += (u & 0x7fffffffu) != 0;
-			pz += u == 0;
-		}
+		nz = count_f32(src, n, &pz);
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			const uint64_t u = gt_fp_load(src, c->dt, i);
@@ -287,7 +407,7 @@ static int enc_generic(const struct hx_ctx *c, const void *src, size_t i,
 		gt_bitw_put(cw, (uint32_t)e, (unsigned)(e >> 32) & 0xff);
 		gt_bitw_flush(cw);
 		if (e >> 40 & 1) {
-			gt_bitw_put(mw, (u & mmask) | (u >> (eb + mb)) << mb, mb + 1);
+			gt_bitw_put(mw, (u & mmask) << 1 | (u >> (eb + mb) & 1), mb + 1);
 			gt_bitw_flush(mw);
 		}
 		i++;
@@ -295,60 +415,154 @@ static int enc_generic(const struct hx_ctx *c, const void *src, size_t i,
 	return 0;
 }
 
+/* The f32 encode table index: sign and exponent, | 512 for ±0.0. */
+static inline uint32_t idx_f32(uint32_t u)
+{
+	return u >> 23 | (uint32_t)(u << 1 == 0) << 9;
+}
+
+/* Four table indexes at once (GCC/clang vector extension: SSE2, NEON). */
+typedef uint32_t hx_v4 __attribute__((vector_size(16)));
+
+static inline hx_v4 idx4_f32(hx_v4 u)
+{
+	return u >> 23 | ((hx_v4)(u << 1 == 0) & 512);
+}
+
+/* Mantissa word @w (man << 1 | sign in the low 24 bits), 4 bytes stored,
+ * 3 kept: the next store (or the generic tail) covers byte 4. */
+static inline unsigned char *put_mant(unsigned char *mp, uint32_t w,
+				      uint64_t e)
+{
+	memcpy(mp, &w, 4);
+	return mp + HX_E_ADV(e);
+}
+
+/* The code writer of the f32 loop, in registers. */
+struct hx_w {
+	uint64_t acc;
+	unsigned nb;
+	unsigned char *ptr;
+};
+
+/* Put @len <= 56 bits and flush; 8 bytes of room. */
+static inline void put_flush(struct hx_w *w, uint64_t code, unsigned len)
+{
+	const unsigned nb = w->nb + len;
+	const uint64_t acc = w->acc | code << w->nb;
+
+	memcpy(w->ptr, &acc, 8);
+	w->ptr += nb >> 3;
+	w->acc = acc >> (nb & ~7u); /* nb <= 63 */
+	w->nb = nb & 7;
+}
+
+/* Codes of four values: one put when they fit in 56 bits, else two
+ * (<= 2 x 23 bits). */
+static inline void put4(struct hx_w *w, const uint64_t *e)
+{
+	const unsigned l0 = HX_E_LEN(e[0]), l1 = HX_E_LEN(e[1]);
+	const unsigned l2 = HX_E_LEN(e[2]), l3 = HX_E_LEN(e[3]);
+	const uint64_t c01 = HX_E_CODE(e[0]) | HX_E_CODE(e[1]) << l0;
+	const uint64_t c23 = HX_E_CODE(e[2]) | HX_E_CODE(e[3]) << l2;
+
+	if (__builtin_expect(l0 + l1 + l2 + l3 <= 56, 1)) {
+		put_flush(w, c01 | c23 << (l0 + l1), l0 + l1 + l2 + l3);
+	} else {
+		put_flush(w, c01, l0 + l1);
+		put_flush(w, c23, l2 + l3);
+	}
+}
+
+/* Value i alone, when a run may start there: a run or one value. */
+static unsigned char *enc_one_f32(const struct hx_ctx *c,
+				  const unsigned char *src, size_t n,
+				  size_t *i_ret, struct gt_bitw *cw,
+				  unsigned char *mp, uint64_t *bad)
+{
+	const size_t len = zeros_from(src, GT_DT_F32, *i_ret, n);
+	uint64_t e;
+	uint32_t u;
+
+	if (len >= GT_HUFF_RUN_MIN) {
+		put_run(c, cw, len);
+		*i_ret += len;
+		return mp;
+	}
+	memcpy(&u, src + 4 * (*i_ret)++, 4);
+	e = c->enc32[idx_f32(u)];
+	*bad |= e;
+	gt_bitw_put(cw, HX_E_CODE(e), HX_E_LEN(e));
+	gt_bitw_flush(cw);
+	return put_mant(mp, u << 1 | u >> 31, e);
+}
+
 /*
- * The f32 hot loop, in groups of HX_GROUP values while the input has 64
- * values left and the mantissa stream room for a whole group (so a 3-byte
- * store, made for every value and kept only for carriers, stays inside
- * it).  The only data-dependent branch is at run starts.  Returns the
- * index where it stopped; the mantissa writer stays byte-aligned.
+ * The f32 hot loop: four values per step while 8 values are left and the
+ * mantissa stream has room for 4 stores of 4 bytes.  A run (>= 8 zeros)
+ * starting in values i..i+3 covers all of i+4..i+7, so only when those
+ * are all +0.0 does value i go alone through enc_one_f32().  Returns
+ * the index where it stopped; the mantissa writer stays byte-aligned.
+ * A value without a code sets HX_E_BAD in *@bad_ret.
  */
 static size_t enc_f32(const struct hx_ctx *c, const unsigned char *src,
-		      size_t n, struct gt_bitw *cw_out, struct gt_bitw *mw)
+		      size_t n, struct gt_bitw *cw, struct gt_bitw *mw,
+		      uint64_t *bad_ret)
 {
-	const uint64_t *const enc = c->enc;
+	/* locals: stores through mp (char) would force reloads of fields */
+	const uint64_t *const t = c->enc32;
+	const unsigned char *const mend = mw->end, *const cend = cw->end;
+	const int runs = c->runs;
 	unsigned char *mp = mw->ptr;
-	/* a local copy: byte stores through mp would otherwise alias it */
-	struct gt_bitw lw = *cw_out, *const cw = &lw;
+	/* no call takes its address, so it stays in registers */
+	struct hx_w w = { cw->acc, cw->nb, cw->ptr };
+	uint64_t bad = 0;
 	size_t i = 0;
 
-	while (n - i >= 64 && mw->end - mp >= 3 * HX_GROUP) {
-		const size_t g = i, lim = i + HX_GROUP;
-		uint64_t runs = 0;
+	while (n - i >= 8 && mend - mp >= 13 && cend - w.ptr >= 16) {
+		/* quads that fit: a quad takes <= 12 bytes of each stream */
+		size_t q = (n - i - 4) / 4;
 
-		if (c->runs) {
-			for (unsigned k = 0; k < 64; k++) {
-				uint32_t u;
+		q = HX_MIN(q, (size_t)(mend - mp - 1) / 12);
+		q = HX_MIN(q, (size_t)(cend - w.ptr - 4) / 12);
+		for (; q; q--) {
+			uint64_t a, b, e[4];
+			hx_v4 v, x, m;
 
-				memcpy(&u, src + 4 * (g + k), 4);
-				runs |= (uint64_t)(u == 0) << k;
-			}
-			runs &= runs >> 1;
-			runs &= runs >> 2;
-			runs &= runs >> 4;
-		}
-		for (; i < lim; i++) {
-			uint32_t u, m;
-			uint64_t e;
-
-			if (__builtin_expect(runs >> (i - g) & 1, 0)) {
-				const size_t len = zeros_from(src, GT_DT_F32, i, n);
-
-				put_run(c, cw, len);
-				i += len;
+			memcpy(&a, src + 4 * i + 16, 8);
+			memcpy(&b, src + 4 * i + 24, 8);
+			if (__builtin_expect(runs && !(a | b), 0))
 				break;
-			}
-			memcpy(&u, src + 4 * i, 4);
-			e = enc[(u & 0x7fffffffu) ? (u >> 23) & 0xffu
-						  : 256u + (u >> 31)];
-			gt_bitw_put(cw, (uint32_t)e, (unsigned)(e >> 32) & 0xff);
-			gt_bitw_flush(cw);
-			m = (u & 0x7fffffu) | (u >> 31) << 23;
-			memcpy(mp, &m, 3);
-			mp += 3 * (unsigned)(e >> 40 & 1);
+			memcpy(&v, src + 4 * i, 16);
+			x = idx4_f32(v);
+			m = v << 1 | v >> 31; /* man << 1 | sign, exponent */
+			e[0] = t[x[0]];
+			e[1] = t[x[1]];
+			e[2] = t[x[2]];
+			e[3] = t[x[3]];
+			bad |= e[0] | e[1] | e[2] | e[3];
+			put4(&w, e);
+			mp = put_mant(mp, m[0], e[0]);
+			mp = put_mant(mp, m[1], e[1]);
+			mp = put_mant(mp, m[2], e[2]);
+			mp = put_mant(mp, m[3], e[3]);
+			i += 4;
+		}
+		if (q) {
+			cw->acc = w.acc;
+			cw->nb = w.nb;
+			cw->ptr = w.ptr;
+			mp = enc_one_f32(c, src, n, &i, cw, mp, &bad);
+			w.acc = cw->acc;
+			w.nb = cw->nb;
+			w.ptr = cw->ptr;
 		}
 	}
 	mw->ptr = mp;
-	*cw_out = lw;
+	cw->acc = w.acc;
+	cw->nb = w.nb;
+	cw->ptr = w.ptr;
+	*bad_ret = bad;
 	return i;
 }
 
@@ -387,8 +601,13 @@ static int hx_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	memcpy(out, hdr, hlen);
 	gt_bitw_init(&mw, out + hlen, mbytes);
 	gt_bitw_init(&cw, out + hlen + mbytes, dst_cap - hlen - mbytes);
-	if (c->dt == GT_DT_F32)
-		i = enc_f32(c, src, n, &cw, &mw);
+	if (c->dt == GT_DT_F32) {
+		uint64_t bad;
+
+		i = enc_f32(c, src, n, &cw, &mw, &bad);
+		if (bad & HX_E_BAD)
+			return GT_ERR(INVAL); /* no code and no ESC */
+	}
 	rc = enc_generic(c, src, i, n, &cw, &mw);
 	if (rc < 0)
 		return rc;
@@ -478,7 +697,7 @@ static int dec_generic(const struct hx_ctx *c, struct gt_bitr *cr,
 			if (!left--)
 				return GT_ERR(CORRUPT);
 			sm = gt_bitr_get(mr, mb + 1);
-			v |= (sm & ((UINT64_C(1) << mb) - 1)) | (sm >> mb) << (eb + mb);
+			v |= sm >> 1 | (sm & 1) << (eb + mb);
 		}
 		gt_fp_store(dst, dt, i++, v);
 	}
@@ -486,63 +705,114 @@ static int dec_generic(const struct hx_ctx *c, struct gt_bitr *cr,
 	return 0;
 }
 
+/* The f32 value of symbol word @d (dsym) and mantissa word @m. */
+static inline uint32_t val_f32(uint64_t d, uint32_t m)
+{
+	const uint32_t w = (uint32_t)d | (m & (uint32_t)(d >> 32));
+
+	return w >> 1 | w << 31;
+}
+
 /*
- * The f32 hot loop: batches of values that cannot run out of mantissa
- * bytes (one value takes at most 3), so the 3-byte load made for every
- * value needs no check; a mask keeps it for carriers only.  Returns the
- * index where it stopped (or an error); *@mp_ret advances.
+ * One f32 token the slow way (ESC, RUN, codes longer than HX_MBITS bits,
+ * corrupt codes) at value *@i_ret < @n.  *@mp_ret and *@i_ret advance.
+ */
+static int dec_one_f32(const struct hx_ctx *c, struct gt_bitr *cr,
+		       const unsigned char **mp_ret, const unsigned char *mend,
+		       unsigned char *dst, size_t n, size_t *i_ret)
+{
+	const unsigned char *mp = *mp_ret;
+	const size_t i = *i_ret;
+	unsigned e, s;
+	uint64_t d;
+	uint32_t m = 0, v;
+
+	gt_bitr_refill(cr);
+	e = c->lut[gt_bitr_peek(cr, c->table.maxlen)];
+	if (!GT_HUFF_LUT_LEN(e))
+		return GT_ERR(CORRUPT);
+	gt_bitr_consume(cr, GT_HUFF_LUT_LEN(e));
+	s = GT_HUFF_LUT_SYM(e);
+	if (s == GT_HUFF_RUN(8)) {
+		const uint64_t len = get_run(cr);
+
+		GT_TRY(put_zeros(dst, 4, i, n, len));
+		*i_ret = i + (size_t)len;
+		return 0;
+	}
+	d = s == GT_HUFF_ESC(8) ? gt_bitr_get(cr, 8) << 24 | UINT64_C(0xffffff) << 32
+				: c->dsym[s];
+	if (d >> 32) {
+		if (mend - mp < 3)
+			return GT_ERR(CORRUPT);
+		m = mp[0] | (uint32_t)mp[1] << 8 | (uint32_t)mp[2] << 16;
+		*mp_ret = mp + 3;
+	}
+	v = val_f32(d, m);
+	memcpy(dst + 4 * i, &v, 4);
+	*i_ret = i + 1;
+	return 0;
+}
+
+/*
+ * One lookup of the f32 multi-symbol table: up to three tokens.  All
+ * three slots are stored (and their mantissa words loaded), the unused
+ * ones with junk that later values overwrite; the caller keeps 3 values
+ * and 10 mantissa bytes of room.  Returns 0 when the slow path must take
+ * the next token.
+ */
+static inline int step_f32(const uint64_t *mlut, const uint64_t *dsym,
+			   uint64_t bmask, struct gt_bitr *cr,
+			   const unsigned char **mp, unsigned char *dst,
+			   size_t *i)
+{
+	const uint64_t e = mlut[cr->acc & bmask];
+
+	if (__builtin_expect(!(e & 15), 0))
+		return 0;
+	gt_bitr_consume(cr, (unsigned)(e & 15));
+	for (unsigned k = 0; k < 3; k++) {
+		const uint64_t sl = e >> (8 + 16 * k);
+		uint32_t m, v;
+
+		memcpy(&m, *mp + (sl >> 9 & 7), 4);
+		v = val_f32(dsym[sl & 0x1ff], m);
+		memcpy(dst + 4 * (*i + k), &v, 4);
+	}
+	*i += e >> 4 & 3;
+	*mp += 3 * (e >> 6 & 3);
+	return 1;
+}
+
+/*
+ * The f32 hot loop: groups of four lookups after one refill (4 x 12 <=
+ * 56 bits) while 12 values and 40 mantissa bytes are left, so nothing
+ * inside a group needs a bounds check.  A token the table does not hold
+ * goes through dec_one_f32().  Returns 0 or an error; *@i_ret is where it
+ * stopped and *@mp_ret advances.
  */
 static int dec_f32(const struct hx_ctx *c, struct gt_bitr *cr_io,
 		   const unsigned char **mp_ret, const unsigned char *mend,
 		   unsigned char *dst, size_t n, size_t *i_ret)
 {
-	/* a local copy: stores to dst would otherwise alias it */
+	/* local copies: stores to dst would otherwise alias them */
 	struct gt_bitr lr = *cr_io, *const cr = &lr;
-	int rc = 0;
-	const uint16_t *const lut = c->lut;
-	const unsigned ml = c->table.maxlen;
 	const unsigned char *mp = *mp_ret;
+	const uint64_t bmask = (UINT64_C(1) << c->mbits) - 1;
 	size_t i = 0;
+	int rc = 0;
 
-	while (i < n && mend - mp >= 3) {
-		const size_t avail = (size_t)(mend - mp) / 3;
-		const size_t lim = i + (n - i < avail ? n - i : avail);
-
-		while (i < lim) {
-			uint32_t m = 0, v, f, mask;
-			unsigned e, s;
-
-			gt_bitr_refill(cr);
-			e = lut[gt_bitr_peek(cr, ml)];
-			if (__builtin_expect(!GT_HUFF_LUT_LEN(e), 0)) {
-				rc = GT_ERR(CORRUPT);
-				goto out;
-			}
-			gt_bitr_consume(cr, GT_HUFF_LUT_LEN(e));
-			s = GT_HUFF_LUT_SYM(e);
-			f = c->dflag[s];
-			v = (uint32_t)c->dbase[s];
-			if (__builtin_expect(f & (HX_RUN | HX_ESC), 0)) {
-				if (f & HX_RUN) {
-					const uint64_t len = get_run(cr);
-
-					rc = put_zeros(dst, 4, i, n, len);
-					if (rc < 0)
-						goto out;
-					i += len;
-					continue;
-				}
-				v = (uint32_t)gt_bitr_get(cr, 8) << 23;
-				f = HX_MANT;
-			}
-			memcpy(&m, mp, 3);
-			mask = 0u - (f & HX_MANT);
-			v |= ((m & 0x7fffffu) | (m >> 23) << 31) & mask;
-			mp += 3 & mask;
-			memcpy(dst + 4 * i++, &v, 4);
-		}
+	while (n - i >= 12 && mend - mp >= 40) {
+		gt_bitr_refill(cr);
+		if (step_f32(c->mlut, c->dsym, bmask, cr, &mp, dst, &i) &&
+		    step_f32(c->mlut, c->dsym, bmask, cr, &mp, dst, &i) &&
+		    step_f32(c->mlut, c->dsym, bmask, cr, &mp, dst, &i) &&
+		    step_f32(c->mlut, c->dsym, bmask, cr, &mp, dst, &i))
+			continue;
+		rc = dec_one_f32(c, cr, &mp, mend, dst, n, &i);
+		if (rc < 0)
+			break;
 	}
-out:
 	*cr_io = lr;
 	*mp_ret = mp;
 	*i_ret = i;
@@ -570,7 +840,7 @@ static int get_varint(const unsigned char **p, const unsigned char *end,
 static int hx_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 		     void *dst, size_t n)
 {
-	const struct hx_ctx *c = hx(ctx);
+	struct hx_ctx *c = hx(ctx);
 	const unsigned char *p = src, *const end = p + src_len, *mp;
 	const unsigned w = 1 + gt_dtype_man_bits(c->dt);
 	struct gt_bitr cr, mr;
@@ -580,6 +850,8 @@ static int hx_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 
 	if (!c->ready)
 		return GT_ERR(INVAL);
+	if (!c->dec_ready)
+		GT_TRY(prepare_dec(c, n));
 	GT_TRY(get_varint(&p, end, &mcount));
 	if (mcount > n)
 		return GT_ERR(CORRUPT);

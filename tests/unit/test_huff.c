@@ -282,6 +282,35 @@ static void test_hist(void)
 	free(v);
 }
 
+/* f32 histogram fast path (quads, 8-value look-ahead) at every length
+ * 0..70 with runs of 6..10 zeros at every offset, ending the input too. */
+static void test_hist_edges(void)
+{
+	static struct gt_huff_hist a, b;
+	float v[80];
+
+	for (size_t n = 0; n <= 70; n++) {
+		for (size_t at = 0; at <= n; at++) {
+			for (size_t l = 6; l <= 10; l++) {
+				for (size_t i = 0; i < n; i++) {
+					const uint64_t r = check_rand();
+
+					v[i] = (r % 3 == 0) ? 0.0f : (float)((double)(r >> 20) * 1e-12);
+					if (r % 29 == 0)
+						v[i] = -0.0f;
+				}
+				for (size_t j = at; j < at + l && j < n; j++)
+					v[j] = 0.0f;
+				gt_huff_hist_init(&a, GT_DT_F32);
+				gt_huff_hist_init(&b, GT_DT_F32);
+				gt_huff_hist(&a, v, n);
+				ref_hist(&b, v, n);
+				CHECK(!memcmp(&a, &b, sizeof(a)));
+			}
+		}
+	}
+}
+
 /* Bit-by-bit decoding against the canonical codes vs the LUT. */
 static unsigned slow_decode(const struct gt_huff_table *t, struct gt_bitr *r)
 {
@@ -378,6 +407,7 @@ int main(int argc, char **argv)
 	RUN(test_pm_optimal);
 	RUN(test_pm_escape);
 	RUN(test_hist);
+	RUN(test_hist_edges);
 	RUN(test_lut_vs_slow);
 	RUN(test_load_rejects);
 	return check_done("test_huff");

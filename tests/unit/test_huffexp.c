@@ -189,6 +189,120 @@ static void test_cost_exact(void)
 	free(buf);
 }
 
+/* Every truncation of a small chunk is an error, never a crash. */
+static void all_cuts(struct gt_codec_ctx *enc, struct gt_codec_ctx *dec,
+		     const void *src, size_t n)
+{
+	const size_t bound = gt_codec_bound(enc, n);
+	unsigned char meta[GT_CODEC_META_MAX];
+	unsigned char *dst = malloc(bound), *back = malloc(4 * n + 1);
+	size_t len = 0, mlen = 0;
+
+	CHECK_RC(gt_codec_block_begin(enc, src, n, meta, sizeof(meta), &mlen), 0);
+	CHECK_RC(gt_codec_block_load(dec, meta, mlen), 0);
+	CHECK_RC(gt_codec_encode(enc, src, n, dst, bound, &len), 0);
+	for (size_t cut = 0; cut < len; cut++) {
+		unsigned char *small = malloc(cut ? cut : 1);
+
+		memcpy(small, dst, cut);
+		CHECK(gt_codec_decode(dec, small, cut, back, n) < 0);
+		free(small);
+	}
+	CHECK_RC(gt_codec_decode(dec, dst, len, back, n), 0);
+	CHECK(!memcmp(back, src, 4 * n));
+	free(dst);
+	free(back);
+}
+
+/*
+ * f32 fast paths: the encoder works in quads with a look-ahead of 8
+ * values, the decoder in groups of 4 lookups that need 12 values and 40
+ * mantissa bytes left.  Every length 0..70, with runs, escapes and
+ * isolated zeros at the very end and at every alignment, tables of every
+ * shape (codes longer than the 12-bit multi-symbol index too).
+ */
+static void test_f32_edges(void)
+{
+	const char *opts[] = { "", "method=gcomp,maxlen=6", "method=pm,maxlen=3",
+			       "method=pm,maxlen=15", "maxlen=13" };
+	uint32_t *v = malloc(4 * 200);
+
+	for (unsigned o = 0; o < 5; o++) {
+		struct gt_codec_ctx *e = mk(GT_DT_F32, opts[o], NULL, 0);
+		struct gt_codec_ctx *x = mk(GT_DT_F32, opts[o], NULL, 0);
+
+		for (size_t n = 0; n <= 70; n++) {
+			for (int kind = 0; kind < 6; kind++) {
+				fill(v, GT_DT_F32, n, kind == 5 ? 4 : 8);
+				if (kind == 1) /* a run ending the chunk */
+					for (size_t j = n > 9 ? n - 9 : 0; j < n; j++)
+						v[j] = 0;
+				if (kind == 2 && n) /* a rare exponent last */
+					v[n - 1] = 0x7f7fffffu;
+				if (kind == 3) /* runs of 7 and 8 at every offset */
+					for (size_t j = n % 5; j + 8 < n; j += 17)
+						memset(v + j, 0, 4 * (7 + (j & 1)));
+				if (kind == 4 && n) /* -0.0 last */
+					v[n - 1] = 0x80000000u;
+				roundtrip(e, x, GT_DT_F32, v, n, 1);
+				if (n < 40 || n % 16 == 0)
+					all_cuts(e, x, v, n);
+			}
+		}
+		gt_codec_free(e);
+		gt_codec_free(x);
+	}
+	free(v);
+}
+
+/* f32 with a static table: escapes inside and at the end of fast groups. */
+static void test_f32_static_edges(void)
+{
+	static struct gt_huff_hist h;
+	static struct gt_huff_table t;
+	unsigned char tb[GT_HUFF_SAVE_MAX];
+	uint32_t *v = malloc(4 * 5000);
+	struct gt_codec_ctx *e, *x;
+	size_t tlen;
+
+	gt_huff_hist_init(&h, GT_DT_F32);
+	fill(v, GT_DT_F32, 5000, 8);
+	gt_huff_hist(&h, v, 5000);
+	CHECK_RC(gt_huff_build(&t, &h, 12, GT_HUFF_PM, GT_HUFF_STATIC), 0);
+	CHECK_RC(gt_huff_save(&t, tb, sizeof(tb), &tlen), 0);
+	e = mk(GT_DT_F32, "", tb, tlen);
+	x = mk(GT_DT_F32, "", tb, tlen);
+	for (size_t n = 0; n <= 70; n++) {
+		fill(v, GT_DT_F32, n, 8);
+		for (size_t j = n % 3; j < n; j += 5)
+			v[j] = 0x00000001u + (uint32_t)(j % 255) * 0x00800000u;
+		if (n)
+			v[n - 1] = 0xff800000u; /* -Inf, escaped */
+		roundtrip(e, x, GT_DT_F32, v, n, 0);
+		all_cuts(e, x, v, n);
+	}
+	gt_codec_free(e);
+	gt_codec_free(x);
+	free(v);
+}
+
+/* The mantissa word layout (man << 1 | sign) pinned by one chunk. */
+static void test_f32_layout(void)
+{
+	const uint32_t v[3] = { 0x3f800001u, 0xbf800002u, 0 };
+	struct gt_codec_ctx *e = mk(GT_DT_F32, "", NULL, 0);
+	unsigned char meta[GT_CODEC_META_MAX], dst[64];
+	size_t mlen, len;
+
+	CHECK_RC(gt_codec_block_begin(e, v, 3, meta, sizeof(meta), &mlen), 0);
+	CHECK_RC(gt_codec_encode(e, v, 3, dst, sizeof(dst), &len), 0);
+	/* mcount 2, then (1 << 1 | 0) and (2 << 1 | 1), 3 bytes each */
+	CHECK(len > 7 && dst[0] == 2);
+	CHECK(dst[1] == 2 && dst[2] == 0 && dst[3] == 0);
+	CHECK(dst[4] == 5 && dst[5] == 0 && dst[6] == 0);
+	gt_codec_free(e);
+}
+
 static void test_options(void)
 {
 	const struct gt_codec_params p = { GT_DT_F32, "maxlen=16", NULL, 0 };
@@ -214,6 +328,9 @@ int main(int argc, char **argv)
 	RUN(test_roundtrips);
 	RUN(test_static);
 	RUN(test_cost_exact);
+	RUN(test_f32_edges);
+	RUN(test_f32_static_edges);
+	RUN(test_f32_layout);
 	RUN(test_options);
 	return check_done("test_huffexp");
 }

@@ -7,7 +7,8 @@ CC ?= cc
 PKGS = hdf5 libzstd zlib fftw3
 
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
-DEB_PKGS = gcc make pkg-config libhdf5-dev hdf5-tools libzstd-dev zlib1g-dev libfftw3-dev bats clang libxml2-utils
+DEB_PKGS = gcc make pkg-config libhdf5-dev hdf5-tools libzstd-dev zstd zlib1g-dev libfftw3-dev \
+	bats clang libxml2-utils bc time
 
 WARN = -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align \
 	-Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \
@@ -139,7 +140,13 @@ valgrind: $(UNIT_BIN)
 demo: deps all
 	@sh samples/demo.sh $(BUILD)
 
-bench: all
+BENCH_BIN = $(BUILD)/bench_codec $(BUILD)/dump_grads
+$(BUILD)/bench_codec: tests/bench/bench_codec.c $(BUILD)/libgtool.a
+	$(CC) $(CFLAGS_ALL) -Ilib -o $@ $< $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
+$(BUILD)/dump_grads: tests/bench/dump_grads.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
+
+bench: deps all $(BENCH_BIN)
 	@sh tests/bench.sh $(BUILD)
 
 # ---- install ------------------------------------------------------------

@@ -13,6 +13,7 @@
 #define GT_COMMANDS(X)                                                  \
 	X(compress)                                                     \
 	X(decompress)                                                   \
+	X(error)                                                        \
 	X(hist)                                                         \
 	X(huffman)                                                      \
 	X(ls)                                                           \

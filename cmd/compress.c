@@ -367,7 +367,7 @@ static int write_all(struct job *j)
 /* Bad codec options are a usage error, found before any file is touched. */
 static int check_options(const struct job *j)
 {
-	const struct gt_codec_params p = { GT_DT_F32, j->opts, NULL, 0 };
+	const struct gt_codec_params p = { GT_DT_F32, j->opts, NULL, 0, NULL };
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d = { "" };
 

@@ -163,6 +163,27 @@ int gt_codec_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	return base_of(ctx)->codec->encode(ctx, src, n, dst, dst_cap, dst_len_ret);
 }
 
+int gt_codec_encode_aux(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
+			size_t *dst_len_ret)
+{
+	const struct gt_codec *c = base_of(ctx)->codec;
+
+	if (!c->encode_aux)
+		return gt_codec_encode(ctx, src, n, dst, dst_cap, dst_len_ret);
+	*dst_len_ret = 0;
+	if (n && (!src || !dst))
+		return GT_ERR(INVAL);
+	return c->encode_aux(ctx, src, n, aux, dst, dst_cap, dst_len_ret);
+}
+
+int gt_codec_needs_aux(const struct gt_codec_ctx *ctx)
+{
+	const struct gt_codec *c = base_of(ctx)->codec;
+
+	return c->needs_aux ? c->needs_aux(ctx) : 0;
+}
+
 int gt_codec_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 		    void *dst, size_t n)
 {

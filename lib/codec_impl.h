@@ -38,6 +38,12 @@ struct gt_codec {
 		      void *dst, size_t dst_cap, size_t *dst_len_ret);
 	int (*decode)(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 		      void *dst, size_t n);
+	/* optional, for GT_CODEC_NEEDS_OPTIM codecs: encode with the context
+	 * (aux may be NULL), and whether the configured mode needs it */
+	int (*encode_aux)(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			  const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
+			  size_t *dst_len_ret);
+	int (*needs_aux)(const struct gt_codec_ctx *ctx);
 };
 
 /*

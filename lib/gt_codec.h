@@ -7,6 +7,7 @@
 
 #include "gt_error.h"
 #include "gt_float.h"
+#include "gt_optim.h"
 
 enum gt_codec_flags {
 	GT_CODEC_LOSSLESS = 1 << 0,    /* decode(encode(x)) == x, bit for bit */
@@ -22,6 +23,20 @@ struct gt_codec_params {
 	const char *opts;     /* "key=value,key=value"; NULL or "" for defaults */
 	const void *table;    /* serialized static Huffman table (gt_huff_save), or NULL */
 	size_t table_len;
+	/* encode only, for GT_CODEC_NEEDS_OPTIM codecs: the optimizer and its
+	 * hyper-parameters (step t included); NULL when there is none */
+	const struct gt_optim *optim;
+};
+
+/*
+ * The optimizer context of the values being coded, for codecs that need
+ * it (gcomp): arrays parallel to the values, f32, or NULL when absent
+ * (a state buffer before its first step).  Which buffers: see
+ * gt_optim_state_name().
+ */
+struct gt_codec_aux {
+	const float *param;    /* theta_{t-1}, before the step */
+	const float *state[2]; /* the optimizer state before the step */
 };
 
 struct gt_codec;
@@ -89,6 +104,22 @@ int gt_codec_block_load(struct gt_codec_ctx *ctx, const void *meta,
  */
 int gt_codec_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		    void *dst, size_t dst_cap, size_t *dst_len_ret);
+
+/*
+ * gt_codec_encode_aux - the same, with the optimizer context of the @n
+ * values (@aux arrays are indexed like @src).  Codecs that do not need it
+ * ignore it; a GT_CODEC_NEEDS_OPTIM codec given NULL codes as its
+ * context-free mode would, or returns GT_ERR(INVAL) when it has none.
+ */
+int gt_codec_encode_aux(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
+			size_t *dst_len_ret);
+
+/*
+ * gt_codec_needs_aux - 1 when @ctx, as configured (its mode), uses the
+ * optimizer context, so the caller must supply it; 0 otherwise.
+ */
+int gt_codec_needs_aux(const struct gt_codec_ctx *ctx);
 
 /*
  * gt_codec_decode - decode exactly @n values from @src_len bytes at @src

@@ -301,7 +301,7 @@ static int decompress_all(struct data *d, struct gctx *g)
 static int bench_gt(struct data *d, const char *spec, int reps, struct result *r)
 {
 	const struct gt_codec *codec;
-	struct gt_codec_params p = { GT_DT_F32, "", NULL, 0 };
+	struct gt_codec_params p = { GT_DT_F32, "", NULL, 0, NULL };
 	struct gctx g = { NULL, NULL, NULL, NULL };
 	double tc[MAX_REPEAT], td[MAX_REPEAT];
 	struct gt_diag dg = { "" };

@@ -1,0 +1,66 @@
+#!/bin/sh
+# bench.sh BUILD - what `make bench` measures, each against zstd in the same
+# run (the machines are shared and noisy: medians, and ratios to a peer).
+set -e
+build=${1:-build}
+PATH="$(cd "$build" && pwd):$PATH"
+work="$build/bench"
+mkdir -p "$work"
+reps=${BENCH_REPEAT:-11}
+traces="samples/mlp_sgd.h5 samples/cnn_adam.h5 samples/lstm_adamw.h5"
+
+median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+# seconds of one run of "$@", output discarded
+seconds() {
+	t0=$(date +%s.%N); "$@" > /dev/null; t1=$(date +%s.%N)
+	echo "$t1 - $t0" | bc -l
+}
+runs() { n=$1; shift; i=0; while [ $i -lt "$n" ]; do seconds "$@"; i=$((i + 1)); done | median; }
+mbps() { echo "scale=0; $1 / $2 / 1000000" | bc -l; }
+
+echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+echo "== date: $(date -u +%Y-%m-%dT%H:%MZ), gtool $(gtool --version | cut -d' ' -f2), $(zstd --version | cut -d, -f1)"
+
+"$build/dump_grads" 16 $traces > "$work/grads16.f32"
+"$build/dump_grads" 256 $traces > "$work/grads256.f32"
+size256=$(stat -c %s "$work/grads256.f32")
+
+echo
+echo "== 1. codecs on memory, one thread (tests/bench/bench_codec, $reps runs)"
+"$build/bench_codec" --repeat "$reps" --codec huffexp --codec zstd:level=1 \
+	--codec zstd:level=19 --codec zlib:level=6 "$work/grads16.f32"
+"$build/bench_codec" --repeat "$reps" --codec huffexp --synthetic
+
+echo
+echo "== 2. gtool stats on $(mbps "$size256" 1) MB of real f32 gradients (median of 5, one thread)"
+s=$(runs 5 gtool stats --total "$work/grads256.f32")
+z=$(runs 5 zstd -q -3 -T1 -c "$work/grads256.f32")
+echo "gtool stats: $(mbps "$size256" "$s") MB/s; zstd -3 -T1 over the same file: $(mbps "$size256" "$z") MB/s"
+
+echo
+echo "== 3. threads: gtool compress -c huffexp, whole command incl. I/O (median of 5)"
+t1=$(runs 5 gtool compress -q -f -T 1 -c huffexp "$work/grads256.f32" -o "$work/t.gtz")
+t2=$(runs 5 gtool compress -q -f -T 2 -c huffexp "$work/grads256.f32" -o "$work/t.gtz")
+d1=$(runs 5 gtool decompress -q -f -T 1 "$work/t.gtz" -o "$work/back.f32")
+d2=$(runs 5 gtool decompress -q -f -T 2 "$work/t.gtz" -o "$work/back.f32")
+cmp "$work/back.f32" "$work/grads256.f32"
+echo "compress   -T 1: $(mbps "$size256" "$t1") MB/s  -T 2: $(mbps "$size256" "$t2") MB/s  speed-up $(echo "scale=2; $t1 / $t2" | bc -l)"
+echo "decompress -T 1: $(mbps "$size256" "$d1") MB/s  -T 2: $(mbps "$size256" "$d2") MB/s  speed-up $(echo "scale=2; $d1 / $d2" | bc -l)"
+
+echo
+echo "== 4. sizes: every sample trace, huffexp .gtz against zstd -19 of the same file"
+printf '%-26s %10s %10s %10s %8s\n' trace bytes huffexp zstd-19 ratio
+for f in samples/*.h5; do
+	gtool compress -q -f -c huffexp "$f" -o "$work/s.gtz"
+	h=$(stat -c %s "$work/s.gtz"); o=$(stat -c %s "$f"); z=$(zstd -q -19 -c "$f" | wc -c)
+	printf '%-26s %10d %10d %10d %8s\n' "$(basename "$f")" "$o" "$h" "$z" "$(echo "scale=3; $h / $z" | bc -l)"
+done
+
+echo
+echo "== 5. bounded memory: 1 GiB of gradients through pipes (peak resident set)"
+dd if=/dev/zero bs=1M count=0 2>/dev/null
+for _ in 1 2 3 4; do cat "$work/grads256.f32"; done > "$work/fifo_src.f32" 2>/dev/null || true
+/usr/bin/time -f '%M' -o "$work/c.rss" sh -c "cat '$work/fifo_src.f32' | gtool compress -q --dtype f32 - > '$work/big.gtz'"
+/usr/bin/time -f '%M' -o "$work/d.rss" sh -c "gtool decompress -q '$work/big.gtz' -o - > /dev/null"
+echo "compress: $(($(tail -1 "$work/c.rss") / 1024)) MiB peak RSS; decompress: $(($(tail -1 "$work/d.rss") / 1024)) MiB peak RSS (input $(($(stat -c %s "$work/fifo_src.f32") >> 20)) MiB)"
+rm -f "$work/fifo_src.f32" "$work/big.gtz" "$work/back.f32" "$work/t.gtz" "$work/grads256.f32"

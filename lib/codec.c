@@ -184,6 +184,28 @@ int gt_codec_needs_aux(const struct gt_codec_ctx *ctx)
 	return c->needs_aux ? c->needs_aux(ctx) : 0;
 }
 
+const char *const *gt_codec_stat_names(const struct gt_codec *c, size_t *n_ret)
+{
+	size_t n = 0;
+
+	while (c->stat_names && c->stat_names[n] && n < GT_CODEC_STATS_MAX)
+		n++;
+	*n_ret = n;
+	return c->stat_names;
+}
+
+int gt_codec_chunk_stats(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
+			 size_t n, uint64_t *counts)
+{
+	const struct gt_codec *c = base_of(ctx)->codec;
+
+	if (!c->chunk_stats)
+		return 0;
+	if (src_len && !src)
+		return GT_ERR(INVAL);
+	return c->chunk_stats(ctx, src, src_len, n, counts);
+}
+
 int gt_codec_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 		    void *dst, size_t n)
 {

@@ -44,6 +44,10 @@ struct gt_codec {
 			  const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
 			  size_t *dst_len_ret);
 	int (*needs_aux)(const struct gt_codec_ctx *ctx);
+	/* optional: named counters of what a chunk holds (gt_codec_chunk_stats) */
+	const char *const *stat_names; /* NULL-terminated */
+	int (*chunk_stats)(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
+			   size_t n, uint64_t *counts);
 };
 
 /*

@@ -122,6 +122,19 @@ int gt_codec_encode_aux(struct gt_codec_ctx *ctx, const void *src, size_t n,
 int gt_codec_needs_aux(const struct gt_codec_ctx *ctx);
 
 /*
+ * What a coded chunk holds, for `gtool ls`: gt_codec_stat_names() names
+ * the counters a codec keeps (gcomp: values per quantization level and
+ * values pruned), at most GT_CODEC_STATS_MAX; gt_codec_chunk_stats() adds
+ * a chunk's counts to @counts (after gt_codec_block_load of its block).
+ * Codecs without counters return 0 names and leave @counts alone.
+ * @return 0, or the errors of gt_codec_decode.
+ */
+#define GT_CODEC_STATS_MAX 8
+const char *const *gt_codec_stat_names(const struct gt_codec *c, size_t *n_ret);
+int gt_codec_chunk_stats(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
+			 size_t n, uint64_t *counts);
+
+/*
  * gt_codec_decode - decode exactly @n values from @src_len bytes at @src
  * into @dst.  The input is hostile: every read is bounds-checked.
  * @return 0, GT_ERR(CORRUPT) (bad code, wrong value count, bytes left

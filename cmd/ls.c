@@ -17,17 +17,19 @@
 struct ls_opts {
 	enum gt_fmt fmt;
 	enum gt_dtype dtype;
-	int steps_only;
+	int steps_only, records;
 	char **inputs;
 	size_t n_inputs;
 };
 
-enum { OPT_FORMAT = 0x100, OPT_DTYPE, OPT_STEPS };
+enum { OPT_FORMAT = 0x100, OPT_DTYPE, OPT_STEPS, OPT_RECORDS };
 
 static const struct argp_option options[] = {
 	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv or json", 0 },
 	{ "steps", OPT_STEPS, NULL, 0,
 	  "list only the steps of a trace, with optimizer and hyper-parameters", 0 },
+	{ "records", OPT_RECORDS, NULL, 0,
+	  "for a .gtz file: every record with its offset and size (the layout of gtool-format(5))", 0 },
 	{ "dtype", OPT_DTYPE, "DT", 0,
 	  "dtype of raw input: f32, f16, bf16 or f64 (default: from the extension)", 0 },
 	{ 0 }
@@ -48,6 +50,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid dtype '%s': expected f32, f16, bf16 or f64", arg);
 		break;
 	case OPT_STEPS: o->steps_only = 1; break;
+	case OPT_RECORDS: o->records = 1; break;
 	case ARGP_KEY_ARGS:
 		o->inputs = state->argv + state->next;
 		o->n_inputs = (size_t)(state->argc - state->next);
@@ -222,6 +225,89 @@ static int ls_file(struct gt_source *src, const char *path, struct gt_table *fil
 	return rc;
 }
 
+static void record_row(struct gt_table *tb, const char *file, const struct gt_gtz_record *r,
+		       const char *what, const char *name, long long block)
+{
+	gt_table_str(tb, file);
+	gt_table_uint(tb, r->offset);
+	gt_table_str(tb, what);
+	gt_table_uint(tb, r->bytes);
+	gt_table_uint(tb, r->payload_offset);
+	gt_table_uint(tb, r->payload_bytes);
+	gt_table_str(tb, name);
+	if (block >= 0)
+		gt_table_int(tb, block);
+	else
+		gt_table_str(tb, "");
+}
+
+/* One row per record of a .gtz file, read without decoding. */
+static int records_file(const char *path, struct gt_table *tb)
+{
+	FILE *f = fopen(path, "rb");
+	struct gt_gtz_reader *r = NULL;
+	enum gt_gtz_event ev = GT_GTZ_DATA;
+	struct gt_diag d = { "" };
+	long long block = 0;
+	int rc;
+
+	if (!f)
+		return gt_error_errno("%s", path);
+	rc = gt_gtz_reader_open(f, 1, &r, &d);
+	if (rc >= 0)
+		gt_gtz_reader_skip_payloads(r, 1);
+	while (rc >= 0 && ev != GT_GTZ_EOF) {
+		struct gt_gtz_record rec;
+
+		rc = gt_gtz_next(r, &ev, &d);
+		if (rc < 0)
+			break;
+		gt_gtz_last_record(r, &rec);
+		switch (ev) {
+		case GT_GTZ_GROUP: record_row(tb, path, &rec, "group", gt_gtz_group(r)->name, -1); break;
+		case GT_GTZ_TENSOR:
+			block = 0;
+			record_row(tb, path, &rec, "tensor", gt_gtz_tensor(r)->info.name, -1);
+			break;
+		case GT_GTZ_DATA:
+			record_row(tb, path, &rec, "block", gt_gtz_tensor(r)->info.name, block++);
+			break;
+		case GT_GTZ_TENSOR_END: record_row(tb, path, &rec, "end", gt_gtz_tensor(r)->info.name, -1); break;
+		case GT_GTZ_EOF: {
+			struct gt_gtz_record idx = rec;
+
+			idx.offset = rec.index_offset;
+			idx.bytes = rec.offset - rec.index_offset;
+			record_row(tb, path, &idx, "index", "", -1);
+			record_row(tb, path, &rec, "trailer", "", -1);
+			break;
+		}
+		}
+	}
+	if (rc < 0)
+		rc = gt_error("%s: %s", path, d.msg);
+	gt_gtz_reader_free(r);
+	fclose(f);
+	return rc;
+}
+
+static int run_records(const struct ls_opts *o)
+{
+	static const char *const cols[] = { "file", "offset", "record", "bytes",
+		"payload_offset", "payload_bytes", "name", "block" };
+	struct gt_table *tb = gt_table_new(o->fmt);
+	int rc = 0;
+
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+		gt_table_col(tb, cols[c]);
+	for (size_t f = 0; f < o->n_inputs && rc >= 0; f++)
+		rc = records_file(o->inputs[f], tb);
+	if (rc >= 0)
+		gt_table_print(tb, stdout);
+	gt_table_free(tb);
+	return rc;
+}
+
 static int run_ls(const struct ls_opts *o)
 {
 	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype };
@@ -269,6 +355,6 @@ int cmd_ls(int argc, char **argv)
 	o.fmt = GT_FMT_TABLE;
 	rc = gt_argp_parse(&ls_argp, argc, argv, &o);
 	if (!rc)
-		rc = run_ls(&o) < 0;
+		rc = (o.records ? run_records(&o) : run_ls(&o)) < 0;
 	return rc;
 }

@@ -76,7 +76,20 @@ static inline void gt_buf_u64(struct gt_buf *b, uint64_t v)
 	gt_buf_put(b, c, 8);
 }
 
-/* A string as u16 length + bytes (no NUL). */
+/* An unsigned LEB128 varint: 7 bits a byte, low first, at most 10 bytes. */
+static inline void gt_buf_uv(struct gt_buf *b, uint64_t v)
+{
+	unsigned char c[10];
+	size_t n = 0;
+
+	do {
+		c[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	gt_buf_put(b, c, n);
+}
+
+/* A string as a varint length (at most 65535) + bytes (no NUL). */
 static inline void gt_buf_str(struct gt_buf *b, const char *s)
 {
 	const size_t n = strlen(s);
@@ -85,7 +98,7 @@ static inline void gt_buf_str(struct gt_buf *b, const char *s)
 		b->err = GT_ERR(OVERFLOW);
 		return;
 	}
-	gt_buf_u16(b, (unsigned)n);
+	gt_buf_uv(b, n);
 	gt_buf_put(b, s, n);
 }
 
@@ -128,6 +141,27 @@ static inline uint64_t gt_cur_uint(struct gt_cur *c, unsigned bytes)
 #define gt_cur_u32(c) ((uint32_t)gt_cur_uint((c), 4))
 #define gt_cur_u64(c) (gt_cur_uint((c), 8))
 
+/* A varint; a 10th byte above 1, or an unterminated one, is CORRUPT. */
+static inline uint64_t gt_cur_uv(struct gt_cur *c)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; shift < 70; shift += 7) {
+		unsigned b;
+
+		if (!gt_cur_need(c, 1))
+			return 0;
+		b = *c->p++;
+		if (shift == 63 && b > 1)
+			break;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	c->err = GT_ERR(CORRUPT);
+	return 0;
+}
+
 static inline const unsigned char *gt_cur_bytes(struct gt_cur *c, size_t n)
 {
 	const unsigned char *p = c->p;
@@ -138,11 +172,12 @@ static inline const unsigned char *gt_cur_bytes(struct gt_cur *c, size_t n)
 	return p;
 }
 
-/* A u16-length string, returned malloc'd and NUL-terminated; NULL on error
+/* A varint-length string, returned malloc'd and NUL-terminated; NULL on error
  * (err set) or when it holds a NUL byte (err CORRUPT). */
 static inline char *gt_cur_str(struct gt_cur *c)
 {
-	const size_t n = gt_cur_u16(c);
+	const uint64_t len = gt_cur_uv(c);
+	const size_t n = len > 0xffff ? (size_t)-1 : (size_t)len;
 	const unsigned char *p = gt_cur_bytes(c, n);
 	char *s;
 

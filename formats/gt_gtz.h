@@ -42,6 +42,15 @@ int gt_gtz_begin(struct gt_gtz_writer *w, const struct gt_tensor_info *t,
 /* Append @n values; full blocks are coded and written as they fill. */
 int gt_gtz_write(struct gt_gtz_writer *w, const void *src, size_t n,
 		 struct gt_diag *d);
+/*
+ * gt_gtz_write_aux - the same, with the optimizer context of the @n values
+ * (gt_codec_aux arrays indexed like @src), for codecs that use it (gcomp):
+ * when gt_gtz_needs_aux() says so, @aux and its param are required.
+ */
+int gt_gtz_write_aux(struct gt_gtz_writer *w, const void *src,
+		     const struct gt_codec_aux *aux, size_t n, struct gt_diag *d);
+/* 1 when the open tensor's codec, as configured, uses the optimizer context. */
+int gt_gtz_needs_aux(const struct gt_gtz_writer *w);
 /* Flush the last block and close the tensor (its count must match when known). */
 int gt_gtz_end(struct gt_gtz_writer *w, struct gt_diag *d);
 /* Write the index and trailer, flush, rename into place. */
@@ -90,6 +99,18 @@ int gt_gtz_next(struct gt_gtz_reader *r, enum gt_gtz_event *ev_ret,
 		struct gt_diag *d);
 const struct gt_group_info *gt_gtz_group(const struct gt_gtz_reader *r);
 const struct gt_gtz_tensor *gt_gtz_tensor(const struct gt_gtz_reader *r);
+/* The record behind the last event, for `gtool ls --records`. */
+struct gt_gtz_record {
+	uint64_t offset, bytes;       /* where it starts; tag to CRC */
+	uint64_t payload_offset, payload_bytes; /* a block's payload; 0 otherwise */
+	uint64_t index_offset;        /* with tag 'Z': where the index record starts */
+	char tag;                     /* 'G' group, 'T' tensor, 'B' block, 'E' end,
+				       * 'Z' trailer (after the index, at GT_GTZ_EOF) */
+};
+/* Skip payloads instead of decoding them (a listing; seekable input only). */
+void gt_gtz_reader_skip_payloads(struct gt_gtz_reader *r, int skip);
+void gt_gtz_last_record(const struct gt_gtz_reader *r, struct gt_gtz_record *rec);
+
 /* The decoded values of the last GT_GTZ_DATA event (owned by the reader). */
 void gt_gtz_data(const struct gt_gtz_reader *r, const void **data_ret,
 		 size_t *n_ret);
@@ -105,5 +126,14 @@ struct gt_gtz_meta {
 /* @return 0, GT_ERR(INVAL) when @s is not a .gtz source. */
 int gt_gtz_source_meta(const struct gt_source *s, size_t i,
 		       struct gt_gtz_meta *m_ret);
+
+/*
+ * gt_gtz_source_stats - add the codec's per-chunk counters (see
+ * gt_codec_stat_names) over every block of tensor @i to @counts.  Reads
+ * the payloads without decoding them; raw-stored blocks count nothing.
+ * @return 0, GT_ERR(INVAL), GT_ERR(CORRUPT).
+ */
+int gt_gtz_source_stats(struct gt_source *s, size_t i, uint64_t *counts,
+			struct gt_diag *d);
 
 #endif

@@ -9,13 +9,21 @@
 #include "../banned.h"
 
 /*
- * A chunk of n values (E exponent bits, M mantissa bits, W = 1 + M):
+ * A block's meta: one mode byte, then (unless the context has a static
+ * table) the block's gt_huff_save() table bytes.  The mode byte holds
+ * k, the trailing zero bits common to the mantissas of the block's values
+ * (0..M), in bits 0-5 and the sign mode in bits 6-7: 0 mixed, 1 every
+ * value with a mantissa word is positive, 2 every one is negative (3 is
+ * corrupt, as is k > M).  A chunk of n values (E exponent bits, M
+ * mantissa bits, s = 1 when signs are mixed else 0, W = s + M - k):
  *
  *   varint   mcount: values that carry a sign and mantissa (LEB128, <= 10 B)
- *   bytes    mantissa stream, ceil(mcount * W / 8) bytes: (man << 1 | sign)
- *            of each such value, W bits, LSB-first (gt_bitio.h); for f32
- *            that is 3 little-endian bytes per value (the low 24 bits of
- *            the value rotated left by one), bf16 1 byte
+ *   bytes    mantissa stream, ceil(mcount * W / 8) bytes: the word
+ *            (man >> k) << s | sign (sign only when s = 1) of each such
+ *            value, W bits, LSB-first (gt_bitio.h); for f32 with k = 0
+ *            and mixed signs that is 3 little-endian bytes per value
+ *            (the low 24 bits of the value rotated left by one), with
+ *            k = 16 (bf16 values held in f32) 1 byte
  *   bytes    code stream, to the end of the chunk: one token per value or
  *            run (gt_huff.h): its code; after ESC the raw E-bit exponent;
  *            after RUN the Elias-gamma code of len - GT_HUFF_RUN_MIN + 1
@@ -25,21 +33,24 @@
  * goes to the mantissa stream when its token is an exponent or ESC (or a
  * ±0.0 coded as exponent 0 because ZERO/NZERO has no code).  Counting
  * mcount first (a cheap pass) lets the encoder place the code stream
- * without a scratch buffer or a memmove.
+ * without a scratch buffer or a memmove.  Dropping k bits costs nothing
+ * on gradients (k = 0, found in the first values of a block) and wins
+ * 29 bits a value on f64 holding f32 values, 16 on f32 holding bf16.
  *
  * The mantissa word was (sign << M | man) until the f32 fast paths came:
  * (man << 1 | sign) is one rotate on f32, both ways.  Chunks of the old
  * layout fail the block CRC.
  *
- * f32 fast paths (the generic loops are the reference): the encoder codes
+ * f32 fast paths (the generic loops are the reference), for k = 0 and
+ * k = 16 with mixed signs: the encoder codes
  * four values per step with a 1024-entry table indexed by sign, exponent
  * and "is ±0.0", and flushes once per two codes; the decoder reads up to
  * three tokens per lookup of a table indexed by the next min(maxlen,
  * HX_MBITS) bits (GComp §4.5 extended to several symbols per entry).
  *
  * Tables: by default block_begin() builds one per block (method best) and
- * returns its gt_huff_save() bytes as the block meta; with a static table
- * (params->table) every block uses it and the meta is empty.
+ * appends its gt_huff_save() bytes to the mode byte; with a static table
+ * (params->table) every block uses it and the meta is the mode byte.
  */
 
 #define HX_VARINT_MAX 10
@@ -48,7 +59,7 @@
 #define HX_RUN 2u
 #define HX_ESC 4u
 /* f32 encode table entry: bits 0-7 code length, 8-15 mantissa bytes
- * (0 or 3), bit 16 no code, bits 32-63 the code (<= 15 + 8 bits) */
+ * (0 or the stride, 3 or 1), bit 16 no code, bits 32-63 the code (<= 15 + 8 bits) */
 #define HX_E_LEN(e) ((unsigned)(uint8_t)(e))
 #define HX_E_ADV(e) ((unsigned)(uint8_t)((e) >> 8))
 #define HX_E_BAD (UINT64_C(1) << 16)
@@ -58,15 +69,25 @@
 /* ... and for blocks whose first chunk has fewer than _N values */
 #define HX_MBITS_SMALL 9
 #define HX_MBITS_SMALL_N 16384
+/* the mode byte of the block meta */
+#define HX_MODE_K(b) ((unsigned)(b) & 63u)
+#define HX_MODE_SIGN(b) ((unsigned)(b) >> 6)
+#define HX_SIGN_MIXED 0u
+#define HX_SIGN_POS 1u
+#define HX_SIGN_NEG 2u
 
 struct hx_ctx {
 	struct gt_codec_base base;
 	enum gt_dtype dt;
 	unsigned maxlen;
 	enum gt_huff_method method;
-	int fixed;  /* static table: block meta is empty */
+	int fixed;  /* static table: block meta is the mode byte */
 	int ready;  /* a table is installed */
 	int runs;   /* RUN tokens in use */
+	unsigned k;       /* mantissa trailing zero bits dropped, <= M */
+	unsigned sgn;     /* HX_SIGN_* */
+	unsigned wbits;   /* W, bits of a mantissa word */
+	unsigned mstride; /* f32 fast paths: word bytes, 3 or 1; 0: none */
 	struct gt_huff_table table;
 	struct gt_huff_hist hist;
 	/* encode, per symbol: code bits | nbits << 32 | mant << 40 | bad << 41 */
@@ -86,7 +107,8 @@ struct hx_ctx {
 	 * f32 decode, by the next B = mbits <= min(maxlen, HX_MBITS) bits: bits 0-3
 	 * the bits of the whole tokens (0: none, take the slow path), 4-5
 	 * their number k <= 3, 6-7 how many carry a mantissa; slot j < k at
-	 * bit 8 + 16 j: symbol (9 bits) | byte offset of its mantissa << 9.
+	 * bit 8 + 16 j: symbol (9 bits) | byte offset of its mantissa at
+	 * stride 3 << 9 | at stride 1 << 12.
 	 * Only exponent, ZERO and NZERO tokens whose code lies within B bits.
 	 */
 	uint64_t mlut[1u << HX_MBITS];
@@ -111,7 +133,7 @@ static void prepare_enc32(struct hx_ctx *c)
 		c->enc32[x] = HX_E_BAD;
 		if ((x < 512 || x == 512 || x == 768) && !(e >> 41))
 			c->enc32[x] = (e & 0xffffffff) << 32 | (e >> 32 & 0xff) |
-				      (e >> 40 & 1 ? 3u << 8 : 0);
+				      (e >> 40 & 1 ? c->mstride << 8 : 0);
 	}
 }
 
@@ -157,7 +179,7 @@ static uint64_t mlut_entry(const struct hx_ctx *c, unsigned x, unsigned B)
 
 		if (!l || l > B - pos || s > GT_HUFF_NZERO(8))
 			break;
-		ent |= (uint64_t)(s | 3 * nc << 9) << (8 + 16 * k);
+		ent |= (uint64_t)(s | 3 * nc << 9 | nc << 12) << (8 + 16 * k);
 		nc += s < 256;
 		pos += l;
 		k++;
@@ -218,6 +240,8 @@ static int hx_new(const struct gt_codec_params *p, const struct gt_kv *kv,
 	c->dt = p->dtype;
 	c->maxlen = (unsigned)maxlen;
 	c->method = (enum gt_huff_method)method;
+	c->wbits = 1 + gt_dtype_man_bits(c->dt);
+	c->mstride = c->dt == GT_DT_F32 ? 3 : 0;
 	if (p->table) {
 		c->fixed = 1;
 		rc = gt_huff_load(&c->table, p->table, p->table_len, GT_HUFF_STATIC);
@@ -247,9 +271,10 @@ static size_t hx_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap)
 }
 
 /*
- * Worst case: the varint, every value carrying a sign and mantissa, and
- * every value escaped with the longest code (GT_HUFF_MAXLEN_MAX + E bits;
- * a run costs at most 2 bits per value), each stream padded to a byte.
+ * Worst case: the varint, every value carrying a sign and mantissa (a
+ * word of W <= 1 + M bits, any k and sign mode), and every value escaped
+ * with the longest code (GT_HUFF_MAXLEN_MAX + E bits; a run costs at most
+ * 2 bits per value), each stream padded to a byte.
  */
 static size_t hx_bound(const struct gt_codec_ctx *ctx, size_t n)
 {
@@ -262,31 +287,135 @@ static size_t hx_bound(const struct gt_codec_ctx *ctx, size_t n)
 	return HX_VARINT_MAX + (n * w + 7) / 8 + (n * cbits + 7) / 8;
 }
 
+/* Install the block's mode byte @b (k and sign mode). */
+static int set_mode(struct hx_ctx *c, unsigned b)
+{
+	const unsigned mb = gt_dtype_man_bits(c->dt);
+	const unsigned k = HX_MODE_K(b), sgn = HX_MODE_SIGN(b);
+	unsigned stride = 0;
+
+	if (k > mb || sgn > HX_SIGN_NEG)
+		return GT_ERR(CORRUPT);
+	c->k = k;
+	c->sgn = sgn;
+	c->wbits = (sgn == HX_SIGN_MIXED) + mb - k;
+	if (c->dt == GT_DT_F32 && sgn == HX_SIGN_MIXED && (k == 0 || k == 16))
+		stride = k ? 1 : 3;
+	if (stride != c->mstride) {
+		c->mstride = stride;
+		if (c->ready && stride)
+			prepare_enc32(c);
+	}
+	return 0;
+}
+
+/*
+ * f32 scan for the mode byte: the OR of the mantissas (*@or_ret) and the
+ * signs seen on values with a mantissa word (*@sg_ret: 1 +, 2 -), @zp and
+ * @zn: +0.0 and -0.0 carry a word.  Stops after the 64 values in which
+ * both signs and an odd mantissa have been seen (gradients: the first).
+ */
+static void scan_f32(const unsigned char *p, size_t n, uint32_t zp,
+		     uint32_t zn, uint64_t *or_ret, unsigned *sg_ret)
+{
+	uint32_t o = 0, pos = 0, neg = 0;
+
+	for (size_t i = 0; i < n;) {
+		const size_t m = HX_MIN(n - i, 64);
+
+		for (size_t j = 0; j < m; j++) {
+			uint32_t u, s, car;
+
+			memcpy(&u, p + 4 * (i + j), 4);
+			s = u >> 31;
+			car = (uint32_t)(u << 1 != 0) | (s & zn) | (~s & zp);
+			o |= u & 0x7fffffu;
+			pos |= car & ~s;
+			neg |= car & s;
+		}
+		i += m;
+		if ((o & 1) && (pos & 1) && neg)
+			break;
+	}
+	*or_ret = o;
+	*sg_ret = (pos & 1) | (neg & 1) << 1;
+}
+
+/* The mode byte for the @n values at @src with the installed table. */
+static unsigned block_mode(const struct hx_ctx *c, const void *src, size_t n)
+{
+	const unsigned eb = gt_dtype_exp_bits(c->dt), mb = gt_dtype_man_bits(c->dt);
+	const uint64_t mmask = (UINT64_C(1) << mb) - 1;
+	const unsigned zp = c->enc[GT_HUFF_ZERO(eb)] >> 40 & 1;
+	const unsigned zn = c->enc[GT_HUFF_NZERO(eb)] >> 40 & 1;
+	uint64_t o = 0;
+	unsigned sg = 0, k;
+
+	if (c->dt == GT_DT_F32) {
+		scan_f32(src, n, zp, zn, &o, &sg);
+	} else {
+		for (size_t i = 0; i < n && !((o & 1) && sg == 3); i++) {
+			const uint64_t u = gt_fp_load(src, c->dt, i);
+			const unsigned s = (unsigned)(u >> (eb + mb)) & 1;
+
+			o |= u & mmask;
+			if ((u & ((UINT64_C(1) << (eb + mb)) - 1)) || (s ? zn : zp))
+				sg |= 1u << s;
+		}
+	}
+	k = o ? (unsigned)__builtin_ctzll(o) : mb;
+	/*
+	 * f32 with k = 0 or 16 has byte-aligned fast paths only for mixed
+	 * signs: dropping a constant sign there would save 1 bit of 32 and
+	 * cost two thirds of the speed, so the encoder keeps the sign bit.
+	 */
+	if (c->dt == GT_DT_F32 && (k == 0 || k == 16))
+		sg = 3;
+	return k | (sg == 3 ? HX_SIGN_MIXED : sg == 2 ? HX_SIGN_NEG : HX_SIGN_POS) << 6;
+}
+
 static int hx_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 			  void *meta, size_t meta_cap, size_t *meta_len_ret)
 {
 	struct hx_ctx *c = hx(ctx);
+	unsigned char *const m = meta;
+	size_t tlen = 0;
 
 	*meta_len_ret = 0;
-	if (c->fixed)
-		return 0;
-	gt_huff_hist_init(&c->hist, c->dt);
-	gt_huff_hist(&c->hist, src, n);
-	GT_TRY(gt_huff_build(&c->table, &c->hist, c->maxlen, c->method, 0));
-	GT_TRY(gt_huff_save(&c->table, meta, meta_cap, meta_len_ret));
-	return prepare(c);
+	if (meta_cap < 1)
+		return GT_ERR(DST_TOO_SMALL);
+	if (!c->fixed) {
+		gt_huff_hist_init(&c->hist, c->dt);
+		gt_huff_hist(&c->hist, src, n);
+		GT_TRY(gt_huff_build(&c->table, &c->hist, c->maxlen, c->method, 0));
+		GT_TRY(gt_huff_save(&c->table, m + 1, meta_cap - 1, &tlen));
+		GT_TRY(prepare(c));
+	}
+	m[0] = (unsigned char)block_mode(c, src, n);
+	GT_TRY(set_mode(c, m[0]));
+	*meta_len_ret = 1 + tlen;
+	return 0;
 }
 
 static int hx_block_load(struct gt_codec_ctx *ctx, const void *meta,
 			 size_t meta_len)
 {
 	struct hx_ctx *c = hx(ctx);
+	const unsigned char *const m = meta;
 
-	if (c->fixed)
-		return meta_len ? GT_ERR(CORRUPT) : 0;
-	c->ready = 0;
-	GT_TRY(gt_huff_load(&c->table, meta, meta_len, 0));
-	return prepare(c);
+	int rc;
+
+	if (!meta_len || (c->fixed && meta_len != 1))
+		return GT_ERR(CORRUPT);
+	c->ready = c->fixed;
+	if (!c->fixed) {
+		GT_TRY(gt_huff_load(&c->table, m + 1, meta_len - 1, 0));
+		GT_TRY(prepare(c));
+	}
+	rc = set_mode(c, m[0]);
+	if (rc < 0)
+		c->ready = 0;
+	return rc;
 }
 
 /* ---- encoding ------------------------------------------------------------- */
@@ -385,6 +514,7 @@ static int enc_generic(const struct hx_ctx *c, const void *src, size_t i,
 	const enum gt_dtype dt = c->dt;
 	const unsigned eb = gt_dtype_exp_bits(dt), mb = gt_dtype_man_bits(dt);
 	const uint64_t mmask = (UINT64_C(1) << mb) - 1;
+	const unsigned k = c->k, sb = c->sgn == HX_SIGN_MIXED, wb = c->wbits;
 
 	while (i < n) {
 		const uint64_t u = gt_fp_load(src, dt, i);
@@ -407,7 +537,7 @@ static int enc_generic(const struct hx_ctx *c, const void *src, size_t i,
 		gt_bitw_put(cw, (uint32_t)e, (unsigned)(e >> 32) & 0xff);
 		gt_bitw_flush(cw);
 		if (e >> 40 & 1) {
-			gt_bitw_put(mw, (u & mmask) << 1 | (u >> (eb + mb) & 1), mb + 1);
+			gt_bitw_put(mw, (u & mmask) >> k << sb | (u >> (eb + mb) & sb), wb);
 			gt_bitw_flush(mw);
 		}
 		i++;
@@ -429,8 +559,14 @@ static inline hx_v4 idx4_f32(hx_v4 u)
 	return u >> 23 | ((hx_v4)(u << 1 == 0) & 512);
 }
 
-/* Mantissa word @w (man << 1 | sign in the low 24 bits), 4 bytes stored,
- * 3 kept: the next store (or the generic tail) covers byte 4. */
+/* The f32 mantissa word of @u (vector or scalar) at @stride 3 (k = 0:
+ * man << 1 | sign, the value rotated, exponent above bit 24) or 1 (k = 16:
+ * man >> 16 << 1 | sign, 8 bits). */
+#define HX_WORD32(u, stride) \
+	((stride) == 3 ? (u) << 1 | (u) >> 31 : ((u) >> 15 & 0xfe) | (u) >> 31)
+
+/* Mantissa word @w (in the low 8 stride bits), 4 bytes stored, the
+ * stride kept: the next store (or the generic tail) covers the rest. */
 static inline unsigned char *put_mant(unsigned char *mp, uint32_t w,
 				      uint64_t e)
 {
@@ -478,7 +614,8 @@ static inline void put4(struct hx_w *w, const uint64_t *e)
 static unsigned char *enc_one_f32(const struct hx_ctx *c,
 				  const unsigned char *src, size_t n,
 				  size_t *i_ret, struct gt_bitw *cw,
-				  unsigned char *mp, uint64_t *bad)
+				  unsigned char *mp, uint64_t *bad,
+				  unsigned stride)
 {
 	const size_t len = zeros_from(src, GT_DT_F32, *i_ret, n);
 	uint64_t e;
@@ -494,7 +631,7 @@ static unsigned char *enc_one_f32(const struct hx_ctx *c,
 	*bad |= e;
 	gt_bitw_put(cw, HX_E_CODE(e), HX_E_LEN(e));
 	gt_bitw_flush(cw);
-	return put_mant(mp, u << 1 | u >> 31, e);
+	return put_mant(mp, HX_WORD32(u, stride), e);
 }
 
 /*
@@ -503,11 +640,13 @@ static unsigned char *enc_one_f32(const struct hx_ctx *c,
  * starting in values i..i+3 covers all of i+4..i+7, so only when those
  * are all +0.0 does value i go alone through enc_one_f32().  Returns
  * the index where it stopped; the mantissa writer stays byte-aligned.
- * A value without a code sets HX_E_BAD in *@bad_ret.
+ * A value without a code sets HX_E_BAD in *@bad_ret.  Inlined once per
+ * mantissa @stride (3 or 1), so that the word is a constant expression.
  */
-static size_t enc_f32(const struct hx_ctx *c, const unsigned char *src,
-		      size_t n, struct gt_bitw *cw, struct gt_bitw *mw,
-		      uint64_t *bad_ret)
+static inline __attribute__((always_inline)) size_t
+enc_f32_at(const struct hx_ctx *c, const unsigned char *src, size_t n,
+	   struct gt_bitw *cw, struct gt_bitw *mw, uint64_t *bad_ret,
+	   const unsigned stride)
 {
 	/* locals: stores through mp (char) would force reloads of fields */
 	const uint64_t *const t = c->enc32;
@@ -535,7 +674,7 @@ static size_t enc_f32(const struct hx_ctx *c, const unsigned char *src,
 				break;
 			memcpy(&v, src + 4 * i, 16);
 			x = idx4_f32(v);
-			m = v << 1 | v >> 31; /* man << 1 | sign, exponent */
+			m = HX_WORD32(v, stride);
 			e[0] = t[x[0]];
 			e[1] = t[x[1]];
 			e[2] = t[x[2]];
@@ -552,7 +691,7 @@ static size_t enc_f32(const struct hx_ctx *c, const unsigned char *src,
 			cw->acc = w.acc;
 			cw->nb = w.nb;
 			cw->ptr = w.ptr;
-			mp = enc_one_f32(c, src, n, &i, cw, mp, &bad);
+			mp = enc_one_f32(c, src, n, &i, cw, mp, &bad, stride);
 			w.acc = cw->acc;
 			w.nb = cw->nb;
 			w.ptr = cw->ptr;
@@ -564,6 +703,15 @@ static size_t enc_f32(const struct hx_ctx *c, const unsigned char *src,
 	cw->ptr = w.ptr;
 	*bad_ret = bad;
 	return i;
+}
+
+static size_t enc_f32(const struct hx_ctx *c, const unsigned char *src,
+		      size_t n, struct gt_bitw *cw, struct gt_bitw *mw,
+		      uint64_t *bad_ret)
+{
+	if (c->mstride == 3)
+		return enc_f32_at(c, src, n, cw, mw, bad_ret, 3);
+	return enc_f32_at(c, src, n, cw, mw, bad_ret, 1);
 }
 
 static int put_varint(unsigned char *p, uint64_t v)
@@ -594,14 +742,14 @@ static int hx_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	mcount = count_carriers(c, src, n);
 	if (mcount > SIZE_MAX / 64)
 		return GT_ERR(OVERFLOW);
-	mbytes = (mcount * (1 + gt_dtype_man_bits(c->dt)) + 7) / 8;
+	mbytes = (mcount * c->wbits + 7) / 8;
 	hlen = (size_t)put_varint(hdr, mcount);
 	if (hlen > dst_cap || mbytes > dst_cap - hlen)
 		return GT_ERR(DST_TOO_SMALL);
 	memcpy(out, hdr, hlen);
 	gt_bitw_init(&mw, out + hlen, mbytes);
 	gt_bitw_init(&cw, out + hlen + mbytes, dst_cap - hlen - mbytes);
-	if (c->dt == GT_DT_F32) {
+	if (c->mstride) {
 		uint64_t bad;
 
 		i = enc_f32(c, src, n, &cw, &mw, &bad);
@@ -668,6 +816,8 @@ static int dec_generic(const struct hx_ctx *c, struct gt_bitr *cr,
 	const enum gt_dtype dt = c->dt;
 	const unsigned eb = gt_dtype_exp_bits(dt), mb = gt_dtype_man_bits(dt);
 	const unsigned width = gt_dtype_size(dt);
+	const unsigned k = c->k, sb = c->sgn == HX_SIGN_MIXED, wb = c->wbits;
+	const uint64_t sfix = c->sgn == HX_SIGN_NEG;
 	size_t left = *left_ret;
 
 	while (i < n) {
@@ -696,8 +846,8 @@ static int dec_generic(const struct hx_ctx *c, struct gt_bitr *cr,
 		if (f & HX_MANT) {
 			if (!left--)
 				return GT_ERR(CORRUPT);
-			sm = gt_bitr_get(mr, mb + 1);
-			v |= sm >> 1 | (sm & 1) << (eb + mb);
+			sm = gt_bitr_get(mr, wb);
+			v |= sm >> sb << k | (sb ? sm & 1 : sfix) << (eb + mb);
 		}
 		gt_fp_store(dst, dt, i++, v);
 	}
@@ -705,10 +855,12 @@ static int dec_generic(const struct hx_ctx *c, struct gt_bitr *cr,
 	return 0;
 }
 
-/* The f32 value of symbol word @d (dsym) and mantissa word @m. */
-static inline uint32_t val_f32(uint64_t d, uint32_t m)
+/* The f32 value of symbol word @d (dsym) and the mantissa word in the low
+ * bits of @m at @stride (HX_WORD32 undone). */
+static inline uint32_t val_f32(uint64_t d, uint32_t m, const unsigned stride)
 {
-	const uint32_t w = (uint32_t)d | (m & (uint32_t)(d >> 32));
+	const uint32_t x = stride == 3 ? m : (m & 0xfe) << 16 | (m & 1);
+	const uint32_t w = (uint32_t)d | (x & (uint32_t)(d >> 32));
 
 	return w >> 1 | w << 31;
 }
@@ -721,6 +873,7 @@ static int dec_one_f32(const struct hx_ctx *c, struct gt_bitr *cr,
 		       const unsigned char **mp_ret, const unsigned char *mend,
 		       unsigned char *dst, size_t n, size_t *i_ret)
 {
+	const unsigned stride = c->mstride;
 	const unsigned char *mp = *mp_ret;
 	const size_t i = *i_ret;
 	unsigned e, s;
@@ -743,12 +896,14 @@ static int dec_one_f32(const struct hx_ctx *c, struct gt_bitr *cr,
 	d = s == GT_HUFF_ESC(8) ? gt_bitr_get(cr, 8) << 24 | UINT64_C(0xffffff) << 32
 				: c->dsym[s];
 	if (d >> 32) {
-		if (mend - mp < 3)
+		if (mend - mp < stride)
 			return GT_ERR(CORRUPT);
-		m = mp[0] | (uint32_t)mp[1] << 8 | (uint32_t)mp[2] << 16;
-		*mp_ret = mp + 3;
+		m = mp[0];
+		if (stride == 3)
+			m |= (uint32_t)mp[1] << 8 | (uint32_t)mp[2] << 16;
+		*mp_ret = mp + stride;
 	}
-	v = val_f32(d, m);
+	v = val_f32(d, m, stride);
 	memcpy(dst + 4 * i, &v, 4);
 	*i_ret = i + 1;
 	return 0;
@@ -761,10 +916,10 @@ static int dec_one_f32(const struct hx_ctx *c, struct gt_bitr *cr,
  * and 10 mantissa bytes of room.  Returns 0 when the slow path must take
  * the next token.
  */
-static inline int step_f32(const uint64_t *mlut, const uint64_t *dsym,
-			   uint64_t bmask, struct gt_bitr *cr,
-			   const unsigned char **mp, unsigned char *dst,
-			   size_t *i)
+static inline __attribute__((always_inline)) int
+step_f32(const uint64_t *mlut, const uint64_t *dsym, uint64_t bmask,
+	 struct gt_bitr *cr, const unsigned char **mp, unsigned char *dst,
+	 size_t *i, const unsigned stride)
 {
 	const uint64_t e = mlut[cr->acc & bmask];
 
@@ -775,25 +930,27 @@ static inline int step_f32(const uint64_t *mlut, const uint64_t *dsym,
 		const uint64_t sl = e >> (8 + 16 * k);
 		uint32_t m, v;
 
-		memcpy(&m, *mp + (sl >> 9 & 7), 4);
-		v = val_f32(dsym[sl & 0x1ff], m);
+		memcpy(&m, *mp + (stride == 3 ? sl >> 9 & 7 : sl >> 12 & 3), 4);
+		v = val_f32(dsym[sl & 0x1ff], m, stride);
 		memcpy(dst + 4 * (*i + k), &v, 4);
 	}
 	*i += e >> 4 & 3;
-	*mp += 3 * (e >> 6 & 3);
+	*mp += stride * (e >> 6 & 3);
 	return 1;
 }
 
 /*
  * The f32 hot loop: groups of four lookups after one refill (4 x 12 <=
- * 56 bits) while 12 values and 40 mantissa bytes are left, so nothing
- * inside a group needs a bounds check.  A token the table does not hold
- * goes through dec_one_f32().  Returns 0 or an error; *@i_ret is where it
- * stopped and *@mp_ret advances.
+ * 56 bits) while 12 values and 40 (stride 1: 16) mantissa bytes are
+ * left, so nothing inside a group needs a bounds check.  A token the
+ * table does not hold goes through dec_one_f32().  Returns 0 or an error;
+ * *@i_ret is where it stopped and *@mp_ret advances.  Inlined once per
+ * mantissa @stride.
  */
-static int dec_f32(const struct hx_ctx *c, struct gt_bitr *cr_io,
-		   const unsigned char **mp_ret, const unsigned char *mend,
-		   unsigned char *dst, size_t n, size_t *i_ret)
+static inline __attribute__((always_inline)) int
+dec_f32_at(const struct hx_ctx *c, struct gt_bitr *cr_io,
+	   const unsigned char **mp_ret, const unsigned char *mend,
+	   unsigned char *dst, size_t n, size_t *i_ret, const unsigned stride)
 {
 	/* local copies: stores to dst would otherwise alias them */
 	struct gt_bitr lr = *cr_io, *const cr = &lr;
@@ -802,12 +959,12 @@ static int dec_f32(const struct hx_ctx *c, struct gt_bitr *cr_io,
 	size_t i = 0;
 	int rc = 0;
 
-	while (n - i >= 12 && mend - mp >= 40) {
+	while (n - i >= 12 && mend - mp >= (stride == 3 ? 40 : 16)) {
 		gt_bitr_refill(cr);
-		if (step_f32(c->mlut, c->dsym, bmask, cr, &mp, dst, &i) &&
-		    step_f32(c->mlut, c->dsym, bmask, cr, &mp, dst, &i) &&
-		    step_f32(c->mlut, c->dsym, bmask, cr, &mp, dst, &i) &&
-		    step_f32(c->mlut, c->dsym, bmask, cr, &mp, dst, &i))
+		if (step_f32(c->mlut, c->dsym, bmask, cr, &mp, dst, &i, stride) &&
+		    step_f32(c->mlut, c->dsym, bmask, cr, &mp, dst, &i, stride) &&
+		    step_f32(c->mlut, c->dsym, bmask, cr, &mp, dst, &i, stride) &&
+		    step_f32(c->mlut, c->dsym, bmask, cr, &mp, dst, &i, stride))
 			continue;
 		rc = dec_one_f32(c, cr, &mp, mend, dst, n, &i);
 		if (rc < 0)
@@ -817,6 +974,15 @@ static int dec_f32(const struct hx_ctx *c, struct gt_bitr *cr_io,
 	*mp_ret = mp;
 	*i_ret = i;
 	return rc;
+}
+
+static int dec_f32(const struct hx_ctx *c, struct gt_bitr *cr,
+		   const unsigned char **mp_ret, const unsigned char *mend,
+		   unsigned char *dst, size_t n, size_t *i_ret)
+{
+	if (c->mstride == 3)
+		return dec_f32_at(c, cr, mp_ret, mend, dst, n, i_ret, 3);
+	return dec_f32_at(c, cr, mp_ret, mend, dst, n, i_ret, 1);
 }
 
 /* mcount from the chunk header: *@p advances past it. */
@@ -842,7 +1008,7 @@ static int hx_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 {
 	struct hx_ctx *c = hx(ctx);
 	const unsigned char *p = src, *const end = p + src_len, *mp;
-	const unsigned w = 1 + gt_dtype_man_bits(c->dt);
+	const unsigned w = c->wbits;
 	struct gt_bitr cr, mr;
 	uint64_t mcount, mbytes;
 	size_t i = 0, left;
@@ -861,12 +1027,12 @@ static int hx_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 	gt_bitr_init(&mr, p, (size_t)mbytes);
 	gt_bitr_init(&cr, p + mbytes, (size_t)(end - p - mbytes));
 	left = (size_t)mcount;
-	if (c->dt == GT_DT_F32) {
+	if (c->mstride) {
 		mp = p;
 		rc = dec_f32(c, &cr, &mp, p + mbytes, dst, n, &i);
 		if (rc < 0)
 			return gt_bitr_left(&cr) < 0 ? GT_ERR(TRUNCATED) : rc;
-		left -= (size_t)(mp - p) / 3;
+		left -= (size_t)(mp - p) / c->mstride;
 		mr.ptr = mp;
 	}
 	rc = dec_generic(c, &cr, &mr, dst, i, n, &left);

@@ -36,21 +36,31 @@ flip() {
 		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
 
-# small.gtz: 1024 values of grads.f32, 4 blocks of 4 chunks each
+# small.gtz: 1024 values of grads.f32, 4 blocks of 4 chunks each; the
+# offsets of its records come from `gtool ls --records`
 make_small() {
 	head -c 4096 "$SAMPLES/grads.f32" > small.f32
 	run -0 gtool compress -q --block-size 256 --chunk-size 64 small.f32 -o small.gtz
 	N=$(stat -c %s small.gtz)
-	IDX=$(u64_at small.gtz $((N - 16)))      # EOF: offset of the IDX record
-	[ "$(dd if=small.gtz bs=1 skip="$IDX" count=3 status=none)" = IDX ]
-	[ "$(u64_at small.gtz $((IDX + 8)))" -eq 4 ]
-	BLK0=$(u64_at small.gtz $((IDX + 16 + 20)))
-	BLK3=$(u64_at small.gtz $((IDX + 16 + 3 * 28 + 20)))
-	[ "$(dd if=small.gtz bs=1 skip="$BLK0" count=3 status=none)" = BLK ]
-	[ "$(dd if=small.gtz bs=1 skip="$BLK3" count=3 status=none)" = BLK ]
-	PAYLOAD0=$((BLK0 + 8 + $(u32_at small.gtz $((BLK0 + 4))) + 4))
-	END=$((IDX - 32))
-	[ "$(dd if=small.gtz bs=1 skip="$END" count=3 status=none)" = END ]
+	run -0 --separate-stderr gtool ls --records --format csv small.gtz
+	RECORDS=$output
+	IDX=$(record index)
+	BLK0=$(record block)
+	BLK3=$(record block 3)
+	PAYLOAD0=$(record block 0 5)
+	END=$(record end)
+	[ "$(record block 3 8)" = 3 ]
+	[ "$(dd if=small.gtz bs=1 skip="$IDX" count=1 status=none)" = I ]
+	[ "$(dd if=small.gtz bs=1 skip="$BLK0" count=1 status=none)" = B ]
+	[ "$(dd if=small.gtz bs=1 skip="$BLK3" count=1 status=none)" = B ]
+	[ "$(dd if=small.gtz bs=1 skip="$END" count=1 status=none)" = E ]
+}
+
+# record KIND [NTH [COLUMN]] - a column (default: the offset) of the NTH
+# record of KIND in small.gtz
+record() {
+	printf '%s\n' "$RECORDS" |
+		awk -F, -v r="$1" -v k="${2:-0}" -v c="${3:-2}" '$3 == r && n++ == k { print $c }'
 }
 
 # header_crc FILE - recompute the CRC-32 of the file header (gzip's
@@ -273,7 +283,7 @@ header_crc() {
 	# inside IDX and EOF; one byte short
 	for at in 0 4 10 15 16 18 40 $((BLK0 + 2)) $((BLK0 + 6)) $((PAYLOAD0 - 1)) \
 		$PAYLOAD0 $((PAYLOAD0 + 5)) $((BLK3 + 30)) $END $((END + 2)) \
-		$((IDX - 1)) $IDX $((IDX + 4)) $((IDX + 50)) $((N - 24)) $((N - 5)) $((N - 1)); do
+		$((IDX - 1)) $IDX $((IDX + 4)) $((IDX + 20)) $((N - 8)) $((N - 5)) $((N - 1)); do
 		head -c "$at" small.gtz > cut.gtz
 		run -1 --separate-stderr gtool decompress cut.gtz -o out.f32
 		[ "${#stderr_lines[@]}" -eq 1 ] || { echo "at $at: $stderr"; return 1; }
@@ -313,7 +323,7 @@ header_crc() {
 		$((BLK0 + 12)) $((BLK0 + 20)) $((BLK0 + 36)) $((BLK0 + 52)) $((BLK0 + 60)) \
 		$((BLK0 + 70)) $((BLK0 + 100)) $((PAYLOAD0 - 2)) $PAYLOAD0 $((PAYLOAD0 + 1)) \
 		$((PAYLOAD0 + 3)) $((PAYLOAD0 + 100)) $((BLK3 + 13)) $END $((END + 8)) \
-		$((END + 14)) $((END + 28)) $IDX $((IDX + 8)) $((IDX + 20)) $((IDX + 40)) \
+		$((END + 5)) $((END + 12)) $IDX $((IDX + 8)) $((IDX + 20)) $((IDX + 25)) \
 		$((N - 20)) $((N - 12)) $((N - 1))"
 	for k in $(seq 0 29); do
 		places+=" $((k * (N - 1) / 29))"

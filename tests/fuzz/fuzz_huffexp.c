@@ -34,12 +34,17 @@ static void decode(const uint8_t *data, size_t size, enum gt_dtype dt,
 	gt_codec_free(c);
 }
 
+/* block meta: a mode byte (k and sign mode; 0: k = 0, mixed signs), then
+ * the block's own table when there is no static one */
+static unsigned char meta[1 + sizeof(table)];
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t tl;
 
-	decode(data, size, GT_DT_F32, table, sizeof(table), NULL, 0);
-	decode(data, size, GT_DT_F32, NULL, 0, table, sizeof(table));
+	memcpy(meta + 1, table, sizeof(table));
+	decode(data, size, GT_DT_F32, table, sizeof(table), meta, 1);
+	decode(data, size, GT_DT_F32, NULL, 0, meta, sizeof(meta));
 	/* the table from the input: byte 0 its length, then the table */
 	if (size < 1)
 		return 0;

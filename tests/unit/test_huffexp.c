@@ -53,7 +53,8 @@ static void roundtrip(struct gt_codec_ctx *enc, struct gt_codec_ctx *dec,
 	blen = n * gt_dtype_size(dt);
 	CHECK(bound > 0);
 	CHECK_RC(gt_codec_block_begin(enc, src, n, meta, sizeof(meta), &mlen), 0);
-	CHECK(dynamic ? mlen > 0 : mlen == 0);
+	/* the mode byte, then the table (dynamic) */
+	CHECK(dynamic ? mlen > 1 : mlen == 1);
 	CHECK_RC(gt_codec_block_load(dec, meta, mlen), 0);
 	CHECK_RC(gt_codec_encode(enc, src, n, dst, bound, &len), 0);
 	CHECK(len <= bound);
@@ -152,7 +153,9 @@ static void test_static(void)
 			roundtrip(e, x, dts[d], buf, 5000, 0);
 			roundtrip(e, x, dts[d], buf, 77, 0);
 		}
-		CHECK_RC(gt_codec_block_load(x, tb, 1), GT_ERR(CORRUPT));
+		/* static: the meta is exactly the mode byte */
+		CHECK_RC(gt_codec_block_load(x, tb, 2), GT_ERR(CORRUPT));
+		CHECK_RC(gt_codec_block_load(x, tb, 0), GT_ERR(CORRUPT));
 		gt_codec_free(e);
 		gt_codec_free(x);
 		free(buf);
@@ -177,7 +180,8 @@ static void test_cost_exact(void)
 		fill(buf, dts[d], n, 8);
 		CHECK_RC(gt_codec_block_begin(e, buf, n, meta, sizeof(meta), &mlen), 0);
 		CHECK_RC(gt_codec_encode(e, buf, n, dst, cap, &len), 0);
-		CHECK_RC(gt_huff_load(&t, meta, mlen, 0), 0);
+		CHECK(mlen > 1 && meta[0] == 0); /* k = 0, mixed signs */
+		CHECK_RC(gt_huff_load(&t, meta + 1, mlen - 1, 0), 0);
 		gt_huff_hist_init(&h, dts[d]);
 		gt_huff_hist(&h, buf, n);
 		CHECK_RC(gt_huff_cost(&t, &h, &bits, &esc), 0);
@@ -303,6 +307,260 @@ static void test_f32_layout(void)
 	gt_codec_free(e);
 }
 
+/*
+ * The values at @buf with the low @k mantissa bits cleared, then one value
+ * (the last) with bit k set so that k is exact (k < M); @sgn: 0 as they
+ * are, 1 all positive, 2 every value that is not +0.0 negative.
+ */
+static void set_k(void *buf, enum gt_dtype dt, size_t n, unsigned k,
+		  unsigned sgn)
+{
+	const unsigned eb = gt_dtype_exp_bits(dt), mb = gt_dtype_man_bits(dt);
+	const uint64_t sbit = UINT64_C(1) << (eb + mb);
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = gt_fp_load(buf, dt, i) & ~((UINT64_C(1) << k) - 1);
+
+		if (i == n - 1 && k < mb)
+			v |= (UINT64_C(1) << k) | (UINT64_C(100) << mb);
+		if (sgn == 1)
+			v &= ~sbit;
+		if (sgn == 2 && v)
+			v |= sbit;
+		gt_fp_store(buf, dt, i, v);
+	}
+}
+
+/* set_k() on values of kind 8. */
+static void fill_k(void *buf, enum gt_dtype dt, size_t n, unsigned k,
+		   unsigned sgn)
+{
+	fill(buf, dt, n, 8);
+	set_k(buf, dt, n, k, sgn);
+}
+
+/* Encode @n values, check the mode byte (-1: any), round trip; the
+ * encoded length in *@len_ret. */
+static void mode_rt(struct gt_codec_ctx *e, struct gt_codec_ctx *x,
+		    enum gt_dtype dt, const void *src, size_t n, int want,
+		    size_t *len_ret)
+{
+	const size_t bound = gt_codec_bound(e, n);
+	unsigned char meta[GT_CODEC_META_MAX];
+	unsigned char *dst = malloc(bound), *back = malloc(n * 8 + 1);
+	size_t mlen = 0, len = 0;
+
+	CHECK_RC(gt_codec_block_begin(e, src, n, meta, sizeof(meta), &mlen), 0);
+	CHECK(mlen >= 1);
+	if (want >= 0 && meta[0] != want)
+		printf("mode byte %u, want %d (%s, n %zu)\n", meta[0], want,
+		       gt_dtype_name(dt), n);
+	CHECK(want < 0 || meta[0] == want);
+	CHECK_RC(gt_codec_block_load(x, meta, mlen), 0);
+	CHECK_RC(gt_codec_encode(e, src, n, dst, bound, &len), 0);
+	CHECK(len <= bound);
+	CHECK_RC(gt_codec_decode(x, dst, len, back, n), 0);
+	CHECK(!memcmp(back, src, n * gt_dtype_size(dt)));
+	*len_ret = len;
+	free(dst);
+	free(back);
+}
+
+/*
+ * The sign mode the encoder picks: what the data says, except that f32
+ * keeps the sign bit when k is 0 or 16, where its fast paths need it.
+ */
+static unsigned want_sign(enum gt_dtype dt, unsigned k, unsigned sgn)
+{
+	return dt == GT_DT_F32 && (k == 0 || k == 16) ? 0 : sgn;
+}
+
+/* Common trailing mantissa zeros and one-signed blocks: the mode byte is
+ * what the data says, and it makes chunks smaller, on every dtype. */
+static void test_mode(void)
+{
+	const size_t n = 3001;
+	void *buf = malloc(n * 8), *base = malloc(n * 8);
+
+	for (unsigned d = 0; d < 4; d++) {
+		const enum gt_dtype dt = dts[d];
+		const unsigned mb = gt_dtype_man_bits(dt);
+		const unsigned ks[] = { 0, 1, 2, mb / 2, mb - 1, mb };
+		struct gt_codec_ctx *e = mk(dt, "", NULL, 0);
+		struct gt_codec_ctx *x = mk(dt, "", NULL, 0);
+		size_t len, len0 = 0;
+
+		fill(base, dt, n, 8);
+		for (unsigned j = 0; j < 6; j++) {
+			for (unsigned sgn = 0; sgn < 3; sgn++) {
+				memcpy(buf, base, n * 8);
+				set_k(buf, dt, n, ks[j], sgn);
+				mode_rt(e, x, dt, buf, n,
+					(int)(ks[j] | want_sign(dt, ks[j], sgn) << 6), &len);
+				if (!j && !sgn)
+					len0 = len;
+				CHECK(j || want_sign(dt, ks[j], sgn) ? len < len0 : 1);
+			}
+		}
+		/* k = M: powers of two, with zeros and -0.0 */
+		for (size_t i = 0; i < n; i++)
+			gt_fp_store(buf, dt, i, i % 7 == 3 ? 0 : i % 11 == 5 ?
+				    gt_fp_make(1, 0, 0, dt) :
+				    gt_fp_make(i & 1, 1 + (unsigned)(i % 13), 0, dt));
+		mode_rt(e, x, dt, buf, n, (int)mb, &len);
+		for (size_t i = 0; i < n; i++)
+			gt_fp_store(buf, dt, i, gt_fp_make(0, 1 + (unsigned)(i % 13), 0, dt));
+		mode_rt(e, x, dt, buf, n, (int)(mb | 1u << 6), &len);
+		/* one value breaks the common zeros, first or last */
+		fill_k(buf, dt, n, mb - 1, 0);
+		gt_fp_store(buf, dt, 0, gt_fp_make(0, 3, 1, dt));
+		mode_rt(e, x, dt, buf, n, 0, &len);
+		fill_k(buf, dt, n, 3, 1);
+		gt_fp_store(buf, dt, n - 1, gt_fp_make(1, 3, 1, dt));
+		mode_rt(e, x, dt, buf, n, 0, &len);
+		/* no values, only zeros: nothing carries a word */
+		mode_rt(e, x, dt, buf, 0, -1, &len);
+		memset(buf, 0, n * 8);
+		mode_rt(e, x, dt, buf, n, -1, &len);
+		/* random bits (NaN, Inf, subnormals) cleared to k = 9 */
+		fill(buf, dt, n, 4);
+		for (size_t i = 0; i < n; i++)
+			gt_fp_store(buf, dt, i, gt_fp_load(buf, dt, i) >> 9 << 9);
+		mode_rt(e, x, dt, buf, n, mb > 9 ? -1 : (int)mb, &len);
+		gt_codec_free(e);
+		gt_codec_free(x);
+	}
+	free(buf);
+	free(base);
+}
+
+/* f64 holding f32 values (k = 29), f32 holding bf16 values (k = 16). */
+static void test_mode_widened(void)
+{
+	const size_t n = 20000;
+	float *f = malloc(n * 4);
+	double *g = malloc(n * 8);
+	uint32_t *u = malloc(n * 4);
+	struct gt_codec_ctx *e = mk(GT_DT_F64, "", NULL, 0);
+	struct gt_codec_ctx *x = mk(GT_DT_F64, "", NULL, 0);
+	size_t len, len0;
+
+	fill(f, GT_DT_F32, n, 8);
+	for (size_t i = 0; i < n; i++)
+		g[i] = f[i];
+	g[7] = 1.0 + 0x1p-23; /* an odd f32 mantissa: k exactly 29 */
+	mode_rt(e, x, GT_DT_F64, g, n, 29, &len);
+	/* 1 + 52 - 29 = 24 bits a word, not 53 */
+	CHECK(len < n * (2 + 24 + 4) / 8);
+	gt_codec_free(e);
+	gt_codec_free(x);
+	e = mk(GT_DT_F32, "", NULL, 0);
+	x = mk(GT_DT_F32, "", NULL, 0);
+	fill(u, GT_DT_F32, n, 8);
+	mode_rt(e, x, GT_DT_F32, u, n, 0, &len0);
+	for (size_t i = 0; i < n; i++)
+		u[i] &= 0xffff0000u;
+	u[5] = 0x3f810000u;
+	mode_rt(e, x, GT_DT_F32, u, n, 16, &len);
+	CHECK(len < len0 - n * 2);
+	gt_codec_free(e);
+	gt_codec_free(x);
+	free(f);
+	free(g);
+	free(u);
+}
+
+/* The f32 fast paths at every length with k > 0 (k = 16 has its own) and
+ * one-signed blocks, dynamic and static tables. */
+static void test_mode_edges(void)
+{
+	static struct gt_huff_hist h;
+	static struct gt_huff_table t;
+	const unsigned modes[][2] = { { 16, 0 }, { 16, 1 }, { 1, 0 }, { 0, 1 },
+				      { 0, 2 }, { 23, 0 }, { 7, 2 } };
+	unsigned char tb[GT_HUFF_SAVE_MAX];
+	uint32_t *v = malloc(4 * 5000);
+	size_t tlen;
+
+	gt_huff_hist_init(&h, GT_DT_F32);
+	fill(v, GT_DT_F32, 5000, 8);
+	gt_huff_hist(&h, v, 5000);
+	CHECK_RC(gt_huff_build(&t, &h, 12, GT_HUFF_PM, GT_HUFF_STATIC), 0);
+	CHECK_RC(gt_huff_save(&t, tb, sizeof(tb), &tlen), 0);
+	for (unsigned o = 0; o < 3; o++) {
+		const char *opt = o == 1 ? "method=pm,maxlen=15" : "";
+		struct gt_codec_ctx *e = mk(GT_DT_F32, opt, o == 2 ? tb : NULL, tlen);
+		struct gt_codec_ctx *x = mk(GT_DT_F32, opt, o == 2 ? tb : NULL, tlen);
+
+		for (unsigned m = 0; m < 7; m++) {
+			for (size_t n = 0; n <= 70; n++) {
+				fill_k(v, GT_DT_F32, n, modes[m][0], modes[m][1]);
+				if (n > 3 && m % 2)
+					v[n / 2] = 0x80000000u; /* -0.0 */
+				roundtrip(e, x, GT_DT_F32, v, n, o != 2);
+				if (n < 40 || n % 16 == 0)
+					all_cuts(e, x, v, n);
+			}
+		}
+		gt_codec_free(e);
+		gt_codec_free(x);
+	}
+	free(v);
+}
+
+/* Mode bytes out of range are corrupt, for static and per-block tables. */
+static void test_mode_corrupt(void)
+{
+	static struct gt_huff_hist h;
+	static struct gt_huff_table t;
+	unsigned char tb[GT_HUFF_SAVE_MAX], back[8];
+	size_t tlen;
+
+	for (unsigned d = 0; d < 4; d++) {
+		const enum gt_dtype dt = dts[d];
+		const unsigned mb = gt_dtype_man_bits(dt);
+		struct gt_codec_ctx *e = mk(dt, "", NULL, 0);
+		struct gt_codec_ctx *x = mk(dt, "", NULL, 0);
+		unsigned char meta[GT_CODEC_META_MAX], sm[1];
+		const uint64_t one = gt_fp_make(0, 5, 1, dt);
+		struct gt_codec_ctx *s;
+		size_t mlen;
+
+		gt_fp_store(meta + 64, dt, 0, one);
+		CHECK_RC(gt_codec_block_begin(e, meta + 64, 1, meta, 64, &mlen), 0);
+		CHECK(meta[0] == want_sign(dt, 0, 1) << 6); /* k = 0, all positive */
+		CHECK_RC(gt_codec_block_load(x, meta, mlen), 0);
+		meta[0] = (unsigned char)(mb + 1);
+		CHECK_RC(gt_codec_block_load(x, meta, mlen), GT_ERR(CORRUPT));
+		meta[0] = 63;
+		CHECK_RC(gt_codec_block_load(x, meta, mlen), GT_ERR(CORRUPT));
+		meta[0] = 3u << 6;
+		CHECK_RC(gt_codec_block_load(x, meta, mlen), GT_ERR(CORRUPT));
+		meta[0] = (unsigned char)(mb | 2u << 6);
+		CHECK_RC(gt_codec_block_load(x, meta, mlen), 0);
+		CHECK_RC(gt_codec_block_load(x, meta, 0), GT_ERR(CORRUPT));
+		CHECK_RC(gt_codec_block_begin(e, meta + 64, 1, meta, 0, &mlen),
+			 GT_ERR(DST_TOO_SMALL));
+		/* static tables: the same checks on the one byte */
+		gt_huff_hist_init(&h, dt);
+		gt_huff_hist(&h, meta + 64, 1);
+		CHECK_RC(gt_huff_build(&t, &h, 12, GT_HUFF_BEST, GT_HUFF_STATIC), 0);
+		CHECK_RC(gt_huff_save(&t, tb, sizeof(tb), &tlen), 0);
+		s = mk(dt, "", tb, tlen);
+		CHECK_RC(gt_codec_block_begin(s, meta + 64, 1, meta, 64, &mlen), 0);
+		CHECK(mlen == 1 && meta[0] == want_sign(dt, 0, 1) << 6);
+		sm[0] = (unsigned char)(mb + 1);
+		CHECK_RC(gt_codec_block_load(s, sm, 1), GT_ERR(CORRUPT));
+		/* a failed load leaves nothing to decode with */
+		CHECK_RC(gt_codec_decode(s, tb, 1, back, 1), GT_ERR(INVAL));
+		sm[0] = (unsigned char)mb;
+		CHECK_RC(gt_codec_block_load(s, sm, 1), 0);
+		gt_codec_free(s);
+		gt_codec_free(e);
+		gt_codec_free(x);
+	}
+}
+
 static void test_options(void)
 {
 	const struct gt_codec_params p = { GT_DT_F32, "maxlen=16", NULL, 0, NULL };
@@ -331,6 +589,10 @@ int main(int argc, char **argv)
 	RUN(test_f32_edges);
 	RUN(test_f32_static_edges);
 	RUN(test_f32_layout);
+	RUN(test_mode);
+	RUN(test_mode_widened);
+	RUN(test_mode_edges);
+	RUN(test_mode_corrupt);
 	RUN(test_options);
 	return check_done("test_huffexp");
 }

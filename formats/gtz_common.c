@@ -1,0 +1,161 @@
+/* gtz_common.c - attributes and codec contexts, shared by the .gtz writer and reader */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gtz_impl.h"
+#include "source_impl.h"
+#include "../lib/banned.h"
+
+const unsigned char gt_gtz_magic[4] = { 0x89, 'G', 'T', 'Z' };
+
+/* attrs: varint count; each: str name | u8 type | varint n | values
+ * (integers zigzag varints, floats 8-byte IEEE patterns, strings bytes) */
+void gtz_put_attrs(struct gt_buf *b, const struct gt_attrs *a)
+{
+	gt_buf_uv(b, a->n);
+	for (size_t i = 0; i < a->n; i++) {
+		const struct gt_attr *at = &a->v[i];
+
+		gt_buf_str(b, at->name);
+		gt_buf_u8(b, at->type);
+		gt_buf_uv(b, at->n);
+		for (size_t k = 0; k < at->n; k++) {
+			uint64_t u;
+
+			switch (at->type) {
+			case GT_ATTR_INT:
+				u = (uint64_t)at->i[k];
+				gt_buf_uv(b, (u << 1) ^ (at->i[k] < 0 ? UINT64_MAX : 0));
+				break;
+			case GT_ATTR_FLOAT:
+				memcpy(&u, &at->f[k], 8);
+				gt_buf_u64(b, u);
+				break;
+			case GT_ATTR_STR: gt_buf_u8(b, (unsigned char)at->s[k]); break;
+			}
+		}
+	}
+}
+
+static int get_values(struct gt_cur *c, struct gt_attr *at)
+{
+	if (at->type == GT_ATTR_STR) {
+		const unsigned char *p = gt_cur_bytes(c, at->n);
+
+		if (!p)
+			return c->err;
+		if (memchr(p, 0, at->n))
+			return GT_ERR(CORRUPT);
+		at->s = malloc(at->n + 1);
+		if (!at->s)
+			return GT_ERR(NOMEM);
+		memcpy(at->s, p, at->n);
+		at->s[at->n] = 0;
+		return 0;
+	}
+	/* at least one byte a value: a count the body cannot hold is corrupt */
+	if (at->n > (size_t)(c->end - c->p))
+		return GT_ERR(CORRUPT);
+	if (at->type == GT_ATTR_INT)
+		at->i = malloc(at->n * 8 + 1);
+	else
+		at->f = malloc(at->n * 8 + 1);
+	if (!at->i && !at->f)
+		return GT_ERR(NOMEM);
+	for (size_t k = 0; k < at->n; k++) {
+		if (at->type == GT_ATTR_INT) {
+			const uint64_t z = gt_cur_uv(c);
+
+			at->i[k] = (int64_t)((z >> 1) ^ (0 - (z & 1)));
+		} else {
+			const uint64_t u = gt_cur_u64(c);
+
+			memcpy(&at->f[k], &u, 8);
+		}
+	}
+	return c->err;
+}
+
+static int get_attr(struct gt_cur *c, struct gt_attr *at)
+{
+	unsigned type;
+	uint64_t n;
+
+	at->name = gt_cur_str(c);
+	type = gt_cur_u8(c);
+	n = gt_cur_uv(c);
+	if (c->err)
+		return c->err;
+	if (type > GT_ATTR_STR || n > ATTR_VALUES_MAX)
+		return GT_ERR(CORRUPT);
+	at->type = (enum gt_attr_type)type;
+	at->n = (size_t)n;
+	return get_values(c, at);
+}
+
+int gtz_get_attrs(struct gt_cur *c, struct gt_attrs *a)
+{
+	const uint64_t n = gt_cur_uv(c);
+
+	if (c->err)
+		return c->err;
+	/* an attribute takes at least 3 bytes */
+	if (n > ATTRS_MAX || n > (size_t)(c->end - c->p) / 3)
+		return GT_ERR(CORRUPT);
+	a->v = calloc(n ? (size_t)n : 1, sizeof(*a->v));
+	if (!a->v)
+		return GT_ERR(NOMEM);
+	for (size_t i = 0; i < n; i++) {
+		const int rc = get_attr(c, &a->v[i]);
+
+		a->n = i + 1;
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+void gtz_coder_release(struct coder *k)
+{
+	for (unsigned i = 0; i < k->nctx; i++) {
+		if (k->ctx)
+			gt_codec_free(k->ctx[i]);
+		if (k->raw)
+			gt_codec_free(k->raw[i]);
+	}
+	free(k->ctx);
+	free(k->raw);
+	memset(k, 0, sizeof(*k));
+}
+
+int gtz_coder_init(struct coder *k, const struct gt_codec *codec,
+		   const struct gt_codec_params *p, uint32_t block_values,
+		   uint32_t chunk_values, unsigned nctx, struct gt_diag *d)
+{
+	const struct gt_codec_params rawp = { .dtype = p->dtype };
+	int rc = 0;
+
+	memset(k, 0, sizeof(*k));
+	k->codec = codec;
+	k->dtype = p->dtype;
+	k->width = gt_dtype_size(p->dtype);
+	k->block_values = block_values;
+	k->chunk_values = chunk_values;
+	k->ctx = calloc(nctx, sizeof(*k->ctx));
+	k->raw = calloc(nctx, sizeof(*k->raw));
+	k->nctx = nctx;
+	if (!k->ctx || !k->raw)
+		return GT_ERR(NOMEM);
+	for (unsigned i = 0; i < nctx && rc >= 0; i++) {
+		rc = gt_codec_new(codec, p, &k->ctx[i], d);
+		if (rc >= 0)
+			rc = gt_codec_new(gt_codec_find("raw"), &rawp, &k->raw[i], d);
+	}
+	if (rc < 0)
+		return rc;
+	k->aux = gt_codec_needs_aux(k->ctx[0]);
+	k->chunk_bound = gt_codec_bound(k->ctx[0], chunk_values);
+	if (!k->chunk_bound || k->chunk_bound < (size_t)chunk_values * k->width)
+		k->chunk_bound = (size_t)chunk_values * k->width;
+	return 0;
+}

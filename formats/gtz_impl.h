@@ -1,0 +1,67 @@
+/* gtz_impl.h - what the .gtz writer and reader share (internal to formats/) */
+#ifndef GT_GTZ_IMPL_H
+#define GT_GTZ_IMPL_H
+
+#include <stdio.h>
+#include <zlib.h>
+
+#include "../lib/gt_codec.h"
+#include "gt_bytes.h"
+#include "gt_gtz.h"
+
+extern const unsigned char gt_gtz_magic[4];
+
+/* Record tags (GTZ.md). */
+enum {
+	TAG_GROUP = 'G', TAG_TENSOR = 'T', TAG_BLOCK = 'B', TAG_END = 'E',
+	TAG_INDEX = 'I', TAG_EOF = 'Z',
+};
+
+/* Limits on what a file may claim, checked before anything is allocated. */
+#define REC_MAX (16u << 20) /* a record body */
+#define ATTRS_MAX 65536u
+#define ATTR_VALUES_MAX (1u << 20)
+
+static inline uint32_t crc_of(uint32_t crc, const void *p, size_t n)
+{
+	return (uint32_t)crc32_z(crc, p, n);
+}
+
+void gtz_put_attrs(struct gt_buf *b, const struct gt_attrs *a);
+int gtz_get_attrs(struct gt_cur *c, struct gt_attrs *a);
+
+/*
+ * The coding of one tensor: its codec contexts, one per worker, and raw
+ * contexts for blocks stored raw.  Writer and reader alike.
+ */
+struct coder {
+	const struct gt_codec *codec;
+	enum gt_dtype dtype;
+	unsigned width;
+	uint32_t block_values, chunk_values;
+	struct gt_codec_ctx **ctx;
+	struct gt_codec_ctx **raw;
+	unsigned nctx;
+	size_t chunk_bound;
+	int aux; /* the codec uses the optimizer context */
+};
+
+int gtz_coder_init(struct coder *k, const struct gt_codec *codec,
+		   const struct gt_codec_params *p, uint32_t block_values,
+		   uint32_t chunk_values, unsigned nctx, struct gt_diag *d);
+void gtz_coder_release(struct coder *k);
+
+static inline size_t gtz_nchunks(const struct coder *k, size_t n)
+{
+	return (n + k->chunk_values - 1) / k->chunk_values;
+}
+
+/* Values of chunk @i of a block of @n values. */
+static inline size_t gtz_chunk_values(const struct coder *k, size_t n, size_t i)
+{
+	const size_t first = i * k->chunk_values;
+
+	return n - first < k->chunk_values ? n - first : k->chunk_values;
+}
+
+#endif

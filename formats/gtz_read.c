@@ -1,0 +1,689 @@
+/* gtz_read.c - the .gtz reader: checks everything, decodes blocks in parallel */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/gt_pool.h"
+#include "gtz_impl.h"
+#include "gtz_read.h"
+#include "source_impl.h"
+#include "../lib/banned.h"
+
+static int grow(unsigned char **p, size_t *cap_ret, size_t need)
+{
+	size_t cap = *cap_ret > SIZE_MAX / 2 ? need : 2 * *cap_ret;
+	unsigned char *q;
+
+	if (need <= *cap_ret)
+		return 0;
+	if (cap < need)
+		cap = need;
+	q = realloc(*p, cap);
+	if (!q)
+		return GT_ERR(NOMEM);
+	*p = q;
+	*cap_ret = cap;
+	return 0;
+}
+
+/* Read exactly @n bytes; TRUNCATED at a clean or early end, IO on error. */
+static int read_exact(FILE *f, void *dst, size_t n)
+{
+	if (n && fread(dst, 1, n, f) != n)
+		return ferror(f) ? GT_ERR(IO) : GT_ERR(TRUNCATED);
+	return 0;
+}
+
+int gt_gtz_reader_open(FILE *f, unsigned threads, struct gt_gtz_reader **r_ret,
+		       struct gt_diag *d)
+{
+	struct gt_gtz_reader *r;
+	unsigned char head[16];
+	uint32_t crc;
+	int rc;
+
+	*r_ret = NULL;
+	memset(head, 0, sizeof(head));
+	rc = read_exact(f, head, 16);
+	if (memcmp(head, gt_gtz_magic, 4))
+		return gt_diag_set(d, GT_ERR(CORRUPT), "not a .gtz file");
+	if (rc < 0)
+		return gt_diag_set(d, rc, rc == GT_ERR(TRUNCATED) ? "truncated file header"
+				   : "read error");
+	crc = (uint32_t)head[12] | (uint32_t)head[13] << 8 |
+	      (uint32_t)head[14] << 16 | (uint32_t)head[15] << 24;
+	if (crc != crc_of(0, head, 12))
+		return gt_diag_set(d, GT_ERR(CORRUPT), "file header: CRC mismatch");
+	if (head[4] != GT_GTZ_VERSION_MAJOR || head[5])
+		return gt_diag_set(d, GT_ERR(UNSUPPORTED),
+				   "format version %u.%u is newer than this gtool reads (%d.x)",
+				   head[4] | head[5] << 8, head[6] | head[7] << 8,
+				   GT_GTZ_VERSION_MAJOR);
+	if (head[8] | head[9] | head[10] | head[11])
+		return gt_diag_set(d, GT_ERR(UNSUPPORTED), "unknown header flags %02x%02x%02x%02x",
+				   head[11], head[10], head[9], head[8]);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return GT_ERR(NOMEM);
+	r->f = f;
+	r->off = 16;
+	r->threads = threads ? threads : 1;
+	r->slot = calloc(r->threads, sizeof(*r->slot));
+	rc = r->slot ? gt_pool_new(r->threads, &r->pool) : GT_ERR(NOMEM);
+	if (rc < 0) {
+		free(r->slot);
+		free(r);
+		return rc;
+	}
+	*r_ret = r;
+	return 0;
+}
+
+void gtz_reader_close_tensor(struct gt_gtz_reader *r)
+{
+	gt_tensor_info_release(&r->t.info);
+	free(r->t.opts);
+	free(r->t.table);
+	memset(&r->t, 0, sizeof(r->t));
+	gtz_coder_release(&r->k);
+	r->open = 0;
+}
+
+static void clear_group(struct gt_gtz_reader *r)
+{
+	free(r->group.name);
+	gt_attrs_release(&r->group.attrs);
+	memset(&r->group, 0, sizeof(r->group));
+}
+
+void gt_gtz_reader_free(struct gt_gtz_reader *r)
+{
+	if (!r)
+		return;
+	gtz_reader_close_tensor(r);
+	clear_group(r);
+	gt_pool_free(r->pool);
+	for (unsigned s = 0; s < r->threads; s++) {
+		free(r->slot[s].meta);
+		free(r->slot[s].chunks);
+		free(r->slot[s].payload);
+		free(r->slot[s].out);
+	}
+	free(r->slot);
+	free(r->body);
+	free(r->offsets);
+	free(r);
+}
+
+/* A record's varint length, one byte at a time, into @head at *@hl. */
+static int read_len(struct gt_gtz_reader *r, unsigned char *head, size_t *hl,
+		    uint64_t *len_ret)
+{
+	uint64_t len = 0;
+
+	for (unsigned shift = 0; shift < 35; shift += 7) {
+		const int c = fgetc(r->f);
+
+		if (c == EOF)
+			return ferror(r->f) ? GT_ERR(IO) : GT_ERR(TRUNCATED);
+		head[(*hl)++] = (unsigned char)c;
+		len |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80)) {
+			*len_ret = len;
+			return 0;
+		}
+	}
+	return GT_ERR(CORRUPT);
+}
+
+/* One record: its tag and its CRC-checked body into r->body. */
+int gtz_read_record(struct gt_gtz_reader *r, unsigned *tag, size_t *len_ret,
+		    struct gt_diag *d)
+{
+	unsigned char head[8], tail[4];
+	size_t hl = 0;
+	uint64_t len = 0;
+	uint32_t crc;
+	int c, rc;
+
+	r->rec_off = r->off;
+	c = fgetc(r->f);
+	if (c == EOF)
+		return gt_diag_set(d, ferror(r->f) ? GT_ERR(IO) : GT_ERR(TRUNCATED),
+				   ferror(r->f) ? "read error" :
+				   "truncated: the file ends before its index");
+	head[hl++] = (unsigned char)c;
+	rc = read_len(r, head, &hl, &len);
+	if (rc >= 0 && len > REC_MAX)
+		rc = GT_ERR(CORRUPT);
+	if (rc >= 0)
+		rc = grow(&r->body, &r->body_cap, len ? (size_t)len : 1);
+	if (rc >= 0)
+		rc = read_exact(r->f, r->body, (size_t)len);
+	if (rc >= 0)
+		rc = read_exact(r->f, tail, 4);
+	if (rc < 0)
+		return gt_diag_set(d, rc == GT_ERR(TRUNCATED) ? rc : GT_ERR(CORRUPT),
+				   "offset %llu: %s record", (unsigned long long)r->off,
+				   rc == GT_ERR(TRUNCATED) ? "truncated" : "bad");
+	crc = (uint32_t)tail[0] | (uint32_t)tail[1] << 8 | (uint32_t)tail[2] << 16 |
+	      (uint32_t)tail[3] << 24;
+	if (crc != crc_of(crc_of(0, head, hl), r->body, (size_t)len))
+		return gt_diag_set(d, GT_ERR(CORRUPT), "offset %llu: record header CRC mismatch",
+				   (unsigned long long)r->off);
+	r->off += hl + len + 4;
+	*tag = (unsigned)c;
+	*len_ret = (size_t)len;
+	r->last_tag = (unsigned)c;
+	return 0;
+}
+
+static int parse_group(struct gt_gtz_reader *r, size_t len, struct gt_diag *d)
+{
+	struct gt_cur c = { r->body, r->body + len, 0 };
+	int rc;
+
+	clear_group(r);
+	r->group.name = gt_cur_str(&c);
+	rc = c.err ? c.err : gtz_get_attrs(&c, &r->group.attrs);
+	if (rc >= 0 && c.p != c.end)
+		rc = GT_ERR(CORRUPT);
+	if (rc < 0)
+		return gt_diag_set(d, GT_ERR(CORRUPT), "offset %llu: bad group record",
+				   (unsigned long long)r->rec_off);
+	return 0;
+}
+
+static int check_shape(const struct gt_tensor_info *t)
+{
+	uint64_t prod = 1;
+
+	if (t->count == GT_COUNT_UNKNOWN)
+		return t->rank == 1 && t->dims[0] == GT_COUNT_UNKNOWN ? 0 : GT_ERR(CORRUPT);
+	for (unsigned i = 0; i < t->rank; i++) {
+		if (t->dims[i] && prod > UINT64_MAX / t->dims[i])
+			return GT_ERR(CORRUPT);
+		prod *= t->dims[i];
+	}
+	return prod == t->count ? 0 : GT_ERR(CORRUPT);
+}
+
+static int parse_tensor_fields(struct gt_gtz_reader *r, struct gt_cur *c,
+			       unsigned *codec_id)
+{
+	struct gt_gtz_tensor *t = &r->t;
+	const unsigned char *table;
+	uint64_t table_len, bv, cv;
+
+	if (gt_cur_uv(c) != r->tensors && !c->err)
+		return GT_ERR(CORRUPT);
+	t->info.name = gt_cur_str(c);
+	t->info.dtype = (enum gt_dtype)gt_cur_u8(c);
+	t->info.rank = gt_cur_u8(c);
+	if (c->err)
+		return c->err;
+	if (!gt_dtype_size(t->info.dtype) || t->info.dtype > GT_DT_MAX ||
+	    t->info.rank > GT_MAX_RANK)
+		return GT_ERR(CORRUPT);
+	for (unsigned i = 0; i < t->info.rank; i++)
+		t->info.dims[i] = gt_cur_uv(c);
+	t->info.count = gt_cur_uv(c);
+	*codec_id = gt_cur_u8(c);
+	t->opts = gt_cur_str(c);
+	table_len = gt_cur_uv(c);
+	table = gt_cur_bytes(c, table_len > REC_MAX ? (size_t)-1 : (size_t)table_len);
+	if (c->err)
+		return c->err;
+	if (table_len) {
+		t->table = malloc((size_t)table_len);
+		if (!t->table)
+			return GT_ERR(NOMEM);
+		memcpy(t->table, table, (size_t)table_len);
+		t->table_len = (size_t)table_len;
+	}
+	bv = gt_cur_uv(c);
+	cv = gt_cur_uv(c);
+	if (c->err || bv > GT_GTZ_BLOCK_MAX || cv < GT_GTZ_CHUNK_MIN || cv > bv)
+		return GT_ERR(CORRUPT);
+	t->block_values = (uint32_t)bv;
+	t->chunk_values = (uint32_t)cv;
+	return gtz_get_attrs(c, &t->info.attrs);
+}
+
+int gtz_parse_tensor(struct gt_gtz_reader *r, size_t len, struct gt_diag *d)
+{
+	struct gt_cur c = { r->body, r->body + len, 0 };
+	struct gt_gtz_tensor *t = &r->t;
+	struct gt_codec_params p = { 0 };
+	struct gt_diag cd = { "" };
+	unsigned codec_id = 0;
+	int rc;
+
+	rc = parse_tensor_fields(r, &c, &codec_id);
+	if (rc >= 0 && (c.p != c.end || check_shape(&t->info) < 0))
+		rc = GT_ERR(CORRUPT);
+	if (rc < 0)
+		return gt_diag_set(d, GT_ERR(CORRUPT), "tensor %u: bad tensor header", r->tensors);
+	t->codec = gt_codec_by_id(codec_id);
+	if (!t->codec)
+		return gt_diag_set(d, GT_ERR(UNSUPPORTED), "%s: unknown codec id %u",
+				   t->info.name, codec_id);
+	p.dtype = t->info.dtype;
+	p.opts = t->opts;
+	p.table = t->table;
+	p.table_len = t->table_len;
+	rc = gtz_coder_init(&r->k, t->codec, &p, t->block_values, t->chunk_values,
+			    r->threads, &cd);
+	if (rc < 0)
+		return gt_diag_set(d, rc == GT_ERR(NOMEM) ? rc : GT_ERR(CORRUPT),
+				   "%s: %s", t->info.name,
+				   rc == GT_ERR(NOMEM) ? "out of memory" : cd.msg);
+	r->open = 1;
+	r->seen = r->blocks = 0;
+	r->tensors++;
+	return 0;
+}
+
+static int parse_chunks(struct gt_gtz_reader *r, struct gt_cur *c, struct rblock *b)
+{
+	uint64_t off = 0, bits = 0;
+
+	for (size_t i = 0; i < b->nchunks; i++) {
+		struct chunk_in *ch = &b->chunks[i];
+		const uint64_t want = gtz_chunk_values(&r->k, (size_t)b->values, i);
+
+		ch->off = gt_cur_uv(c);
+		ch->bits = gt_cur_uv(c);
+		ch->values = gt_cur_uv(c);
+		if (c->err)
+			return c->err;
+		/* contiguous, the expected value count, no larger than a worst case */
+		if (ch->off != off || ch->values != want ||
+		    ch->bits > (uint64_t)r->k.chunk_bound * 8)
+			return GT_ERR(CORRUPT);
+		off += (ch->bits + 7) / 8;
+		bits += ch->bits;
+	}
+	if (bits != b->bits || c->p != c->end)
+		return GT_ERR(CORRUPT);
+	b->payload_len = (size_t)off;
+	return 0;
+}
+
+static int parse_block(struct gt_gtz_reader *r, size_t len, struct rblock *b)
+{
+	struct gt_cur c = { r->body, r->body + len, 0 };
+	const uint64_t tensor = gt_cur_uv(&c), block = gt_cur_uv(&c);
+	const uint64_t width_bits = 8ull * r->k.width;
+	const unsigned char *meta;
+	uint64_t orig_bits, nchunks, meta_len;
+	unsigned dtype;
+
+	b->first = gt_cur_uv(&c);
+	b->bits = gt_cur_uv(&c);
+	orig_bits = gt_cur_uv(&c);
+	dtype = gt_cur_u8(&c);
+	b->codec = gt_cur_u8(&c);
+	nchunks = gt_cur_uv(&c);
+	b->crc = gt_cur_u32(&c);
+	meta_len = gt_cur_uv(&c);
+	meta = gt_cur_bytes(&c, meta_len > GT_CODEC_META_MAX ? (size_t)-1 : (size_t)meta_len);
+	if (c.err)
+		return c.err;
+	b->values = orig_bits / width_bits;
+	if (tensor != r->tensors - 1 || block != r->blocks || b->first != r->seen ||
+	    dtype != r->t.info.dtype || orig_bits % width_bits ||
+	    !b->values || b->values > r->t.block_values ||
+	    (r->t.info.count != GT_COUNT_UNKNOWN && b->values > r->t.info.count - r->seen) ||
+	    nchunks != gtz_nchunks(&r->k, (size_t)b->values))
+		return GT_ERR(CORRUPT);
+	b->raw = b->codec != gt_codec_id(r->t.codec);
+	if (b->raw && (b->codec != gt_codec_id(gt_codec_find("raw")) || meta_len))
+		return GT_ERR(CORRUPT);
+	b->nchunks = (size_t)nchunks;
+	b->meta_len = (size_t)meta_len;
+	if (grow(&b->meta, &b->meta_cap, b->meta_len + 1) < 0)
+		return GT_ERR(NOMEM);
+	if (b->nchunks > b->chunks_cap) {
+		struct chunk_in *p = realloc(b->chunks, b->nchunks * sizeof(*p));
+
+		if (!p)
+			return GT_ERR(NOMEM);
+		b->chunks = p;
+		b->chunks_cap = b->nchunks;
+	}
+	if (b->meta_len)
+		memcpy(b->meta, meta, b->meta_len);
+	return parse_chunks(r, &c, b);
+}
+
+/*
+ * Read the payload, growing the buffer only as bytes arrive, so a header
+ * that claims a huge block in a small file fails on the short read before
+ * anything large is allocated.
+ */
+static int read_payload(struct gt_gtz_reader *r, struct rblock *b)
+{
+	const size_t step = 1u << 20;
+	size_t done = 0;
+
+	while (done < b->payload_len) {
+		const size_t take = b->payload_len - done < step ? b->payload_len - done : step;
+
+		GT_TRY(grow(&b->payload, &b->payload_cap, done + take));
+		GT_TRY(read_exact(r->f, b->payload + done, take));
+		done += take;
+	}
+	return 0;
+}
+
+#define BLOCK_ERR(rc, ...) gt_diag_set(d, (rc), "%s: block %llu: " __VA_ARGS__)
+
+int gtz_read_block(struct gt_gtz_reader *r, size_t len, struct rblock *b,
+		   struct gt_diag *d)
+{
+	const char *name = r->t.info.name;
+	const unsigned long long bno = (unsigned long long)r->blocks;
+	int rc = parse_block(r, len, b);
+
+	if (rc < 0)
+		return BLOCK_ERR(rc == GT_ERR(NOMEM) ? rc : GT_ERR(CORRUPT), "bad block header",
+				 name, bno);
+	b->rec_off = r->rec_off;
+	b->bytes = r->off - r->rec_off + b->payload_len;
+	if (r->scan)
+		rc = fseeko(r->f, (off_t)b->payload_len, SEEK_CUR) ? GT_ERR(IO) : 0;
+	else
+		rc = read_payload(r, b);
+	if (rc < 0)
+		return BLOCK_ERR(rc, "%s", name, bno, rc == GT_ERR(TRUNCATED) ? "truncated"
+				 : gt_strerror(rc));
+	r->off += b->payload_len;
+	r->seen += b->values;
+	r->blocks++;
+	return 0;
+}
+
+static void decode_chunk(struct gt_gtz_reader *r, struct rblock *b, size_t i,
+			 unsigned worker)
+{
+	struct chunk_in *ch = &b->chunks[i];
+	struct gt_codec_ctx *ctx = b->raw ? r->k.raw[worker] : r->k.ctx[worker];
+
+	ch->rc = gt_codec_decode(ctx, b->payload + ch->off, (size_t)((ch->bits + 7) / 8),
+				 b->out + i * (size_t)r->k.chunk_values * r->k.width,
+				 (size_t)ch->values);
+}
+
+struct chunk_job {
+	struct gt_gtz_reader *r;
+	struct rblock *b;
+};
+
+static void chunk_task(void *arg, size_t i, unsigned worker)
+{
+	const struct chunk_job *j = arg;
+
+	decode_chunk(j->r, j->b, i, worker);
+}
+
+/* A decoded block's verdict: the first failing chunk, else its CRC. */
+static int check_block(struct gt_gtz_reader *r, struct rblock *b, uint64_t bno,
+		       struct gt_diag *d)
+{
+	const char *name = r->t.info.name;
+
+	if (b->rc < 0)
+		return gt_diag_set(d, GT_ERR(CORRUPT), "%s: block %llu: bad codec table",
+				   name, (unsigned long long)bno);
+	for (size_t i = 0; i < b->nchunks; i++)
+		if (b->chunks[i].rc < 0)
+			return gt_diag_set(d, GT_ERR(CORRUPT), "%s: block %llu: chunk %zu: %s",
+					   name, (unsigned long long)bno, i,
+					   gt_strerror(b->chunks[i].rc));
+	if (crc_of(0, b->out, (size_t)b->values * r->k.width) != b->crc)
+		return gt_diag_set(d, GT_ERR(CORRUPT), "%s: block %llu: CRC mismatch",
+				   name, (unsigned long long)bno);
+	return 0;
+}
+
+static int prepare_out(struct gt_gtz_reader *r, struct rblock *b)
+{
+	return grow(&b->out, &b->out_cap, (size_t)b->values * r->k.width);
+}
+
+int gtz_decode_block(struct gt_gtz_reader *r, struct rblock *b, struct gt_diag *d)
+{
+	struct chunk_job j = { r, b };
+
+	b->rc = prepare_out(r, b);
+	if (b->rc == GT_ERR(NOMEM))
+		return gt_diag_set(d, b->rc, "out of memory");
+	for (unsigned i = 0; i < r->k.nctx && !b->raw && b->rc >= 0; i++)
+		b->rc = gt_codec_block_load(r->k.ctx[i], b->meta, b->meta_len);
+	if (b->rc >= 0)
+		gt_pool_run(r->pool, b->nchunks, chunk_task, &j);
+	return check_block(r, b, r->blocks - 1, d);
+}
+
+/* Several blocks: each decoded whole by one worker. */
+static void block_task(void *arg, size_t s, unsigned worker)
+{
+	struct gt_gtz_reader *r = arg;
+	struct rblock *b = &r->slot[s];
+
+	b->rc = prepare_out(r, b);
+	if (b->rc >= 0 && !b->raw)
+		b->rc = gt_codec_block_load(r->k.ctx[worker], b->meta, b->meta_len);
+	for (size_t i = 0; i < b->nchunks && b->rc >= 0; i++)
+		decode_chunk(r, b, i, worker);
+}
+
+static int add_offset(struct gt_gtz_reader *r, uint64_t off)
+{
+	if (r->noffsets == r->offsets_cap) {
+		const size_t cap = r->offsets_cap ? 2 * r->offsets_cap : 64;
+		uint64_t *p = realloc(r->offsets, cap * sizeof(*p));
+
+		if (!p)
+			return GT_ERR(NOMEM);
+		r->offsets = p;
+		r->offsets_cap = cap;
+	}
+	r->offsets[r->noffsets++] = off;
+	return 0;
+}
+
+/*
+ * The block record just read, and as many more as there are workers:
+ * read them all, decode them at once, hand them out one by one.  The
+ * first record that is not a block waits in r->pending.
+ */
+static int read_batch(struct gt_gtz_reader *r, size_t len, struct gt_diag *d)
+{
+	const uint64_t first_bno = r->blocks;
+	unsigned n = 0;
+	unsigned tag;
+	int rc;
+
+	for (;;) {
+		rc = add_offset(r, r->rec_off);
+		if (rc >= 0)
+			rc = gtz_read_block(r, len, &r->slot[n], d);
+		if (rc < 0)
+			return rc;
+		n++;
+		if (r->scan || n == r->threads)
+			break;
+		GT_TRY(gtz_read_record(r, &tag, &len, d));
+		if (tag != TAG_BLOCK) {
+			r->pending = 1;
+			r->pending_tag = tag;
+			r->pending_len = len;
+			break;
+		}
+	}
+	r->nslots = n;
+	r->next = 0;
+	if (r->scan)
+		return 0;
+	if (n == 1)
+		return gtz_decode_block(r, &r->slot[0], d);
+	gt_pool_run(r->pool, n, block_task, r);
+	for (unsigned s = 0; s < n; s++)
+		GT_TRY(check_block(r, &r->slot[s], first_bno + s, d));
+	return 0;
+}
+
+static int parse_end(struct gt_gtz_reader *r, size_t len, struct gt_diag *d)
+{
+	struct gt_cur c = { r->body, r->body + len, 0 };
+	const uint64_t tensor = gt_cur_uv(&c), count = gt_cur_uv(&c);
+	const uint64_t blocks = gt_cur_uv(&c);
+	struct gt_tensor_info *t = &r->t.info;
+
+	if (c.err || c.p != c.end || tensor != r->tensors - 1 || blocks != r->blocks)
+		return gt_diag_set(d, GT_ERR(CORRUPT), "%s: bad end record", t->name);
+	if (count != r->seen || (t->count != GT_COUNT_UNKNOWN && count != t->count))
+		return gt_diag_set(d, GT_ERR(CORRUPT), "%s: %llu values where %llu were expected",
+				   t->name, (unsigned long long)r->seen,
+				   (unsigned long long)(t->count == GT_COUNT_UNKNOWN ? count
+							: t->count));
+	if (t->count == GT_COUNT_UNKNOWN) {
+		t->count = count;
+		t->dims[0] = count;
+	}
+	r->open = 0;
+	return 0;
+}
+
+/* The index must list exactly the blocks read; the trailer points at it. */
+static int parse_index(struct gt_gtz_reader *r, size_t len, struct gt_diag *d)
+{
+	struct gt_cur c = { r->body, r->body + len, 0 };
+	const uint64_t idx_off = r->rec_off;
+	const uint64_t n = gt_cur_uv(&c);
+	unsigned tag;
+
+	r->index_off = idx_off;
+	if (c.err || n != r->noffsets)
+		return gt_diag_set(d, GT_ERR(CORRUPT), "bad index");
+	for (uint64_t i = 0; i < n; i++) {
+		(void)gt_cur_uv(&c);
+		(void)gt_cur_uv(&c);
+		(void)gt_cur_uv(&c);
+		if (gt_cur_uv(&c) != r->offsets[i] || c.err)
+			return gt_diag_set(d, GT_ERR(CORRUPT), "index entry %llu is wrong",
+					   (unsigned long long)i);
+	}
+	if (c.p != c.end)
+		return gt_diag_set(d, GT_ERR(CORRUPT), "bad index");
+	GT_TRY(gtz_read_record(r, &tag, &len, d));
+	c.p = r->body;
+	c.end = r->body + len;
+	if (tag != TAG_EOF || gt_cur_uv(&c) != idx_off || gt_cur_uv(&c) != r->tensors ||
+	    c.err || c.p != c.end)
+		return gt_diag_set(d, GT_ERR(CORRUPT), "bad trailer");
+	if (fgetc(r->f) != EOF)
+		return gt_diag_set(d, GT_ERR(CORRUPT), "data after the trailer");
+	return 0;
+}
+
+static int dispatch(struct gt_gtz_reader *r, unsigned tag, size_t len,
+		    enum gt_gtz_event *ev, struct gt_diag *d)
+{
+	if (tag == TAG_BLOCK && r->open) {
+		*ev = GT_GTZ_DATA;
+		return read_batch(r, len, d);
+	}
+	if (tag == TAG_END && r->open) {
+		*ev = GT_GTZ_TENSOR_END;
+		return parse_end(r, len, d);
+	}
+	if (r->open)
+		return gt_diag_set(d, GT_ERR(CORRUPT), "%s: block %llu: missing",
+				   r->t.info.name, (unsigned long long)r->blocks);
+	if (tag == TAG_GROUP) {
+		*ev = GT_GTZ_GROUP;
+		return parse_group(r, len, d);
+	}
+	if (tag == TAG_TENSOR) {
+		*ev = GT_GTZ_TENSOR;
+		gtz_reader_close_tensor(r);
+		return gtz_parse_tensor(r, len, d);
+	}
+	if (tag == TAG_INDEX) {
+		*ev = GT_GTZ_EOF;
+		r->done = 1;
+		return parse_index(r, len, d);
+	}
+	return gt_diag_set(d, GT_ERR(CORRUPT), "offset %llu: unexpected record",
+			   (unsigned long long)r->rec_off);
+}
+
+int gt_gtz_next(struct gt_gtz_reader *r, enum gt_gtz_event *ev_ret,
+		struct gt_diag *d)
+{
+	unsigned tag;
+	size_t len;
+
+	*ev_ret = GT_GTZ_EOF;
+	if (r->next + 1 < r->nslots) {
+		/* a block of the last batch, decoded already */
+		r->next++;
+		*ev_ret = GT_GTZ_DATA;
+		return 0;
+	}
+	r->nslots = r->next = 0;
+	if (r->done)
+		return 0;
+	if (r->pending) {
+		r->pending = 0;
+		tag = r->pending_tag;
+		len = r->pending_len;
+	} else {
+		GT_TRY(gtz_read_record(r, &tag, &len, d));
+	}
+	return dispatch(r, tag, len, ev_ret, d);
+}
+
+const struct gt_group_info *gt_gtz_group(const struct gt_gtz_reader *r)
+{
+	return &r->group;
+}
+
+const struct gt_gtz_tensor *gt_gtz_tensor(const struct gt_gtz_reader *r)
+{
+	return &r->t;
+}
+
+void gt_gtz_data(const struct gt_gtz_reader *r, const void **data_ret,
+		 size_t *n_ret)
+{
+	const struct rblock *b = &r->slot[r->next];
+
+	*data_ret = b->out;
+	*n_ret = (size_t)b->values;
+}
+
+void gt_gtz_reader_skip_payloads(struct gt_gtz_reader *r, int skip)
+{
+	r->scan = skip;
+}
+
+void gt_gtz_last_record(const struct gt_gtz_reader *r, struct gt_gtz_record *rec)
+{
+	const struct rblock *b = &r->slot[r->next];
+
+	memset(rec, 0, sizeof(*rec));
+	rec->offset = r->rec_off;
+	rec->bytes = r->off - r->rec_off;
+	rec->tag = (char)r->last_tag;
+	rec->index_offset = r->index_off;
+	if (r->last_tag == TAG_BLOCK) {
+		rec->offset = b->rec_off;
+		rec->bytes = b->bytes - b->payload_len;
+		rec->payload_offset = b->rec_off + rec->bytes;
+		rec->payload_bytes = b->payload_len;
+	}
+}

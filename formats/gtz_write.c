@@ -1,0 +1,592 @@
+/* gtz_write.c - the .gtz writer: blocks of chunks coded in parallel, written in order */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../lib/gt_pool.h"
+#include "atomic.h"
+#include "gtz_impl.h"
+#include "../lib/banned.h"
+
+struct index_entry {
+	uint32_t tensor;
+	uint64_t block, first, offset;
+};
+
+struct chunk_out {
+	unsigned char *buf;
+	size_t len;
+	uint32_t crc;
+	int rc;
+};
+
+/* One block being filled or coded. */
+struct wblock {
+	unsigned char *in;      /* block_values values */
+	float *aux[3];          /* param, state 0, state 1 (when the codec uses them) */
+	int have[3];            /* which aux arrays were given */
+	size_t n;
+	uint64_t first;
+	struct chunk_out *chunks;
+	unsigned char meta[GT_CODEC_META_MAX];
+	size_t meta_len, total;
+	uint32_t crc;
+	int stored, rc;
+};
+
+struct gt_gtz_writer {
+	FILE *f;
+	struct gt_atomic out;
+	int to_stdout;
+	uint64_t off;
+	struct gt_pool *pool;
+	unsigned threads;
+	/* the open tensor */
+	int open;
+	uint32_t tensor;
+	uint64_t count, seen, blocks, raw_blocks;
+	struct coder k;
+	struct wblock *slot;    /* up to @threads blocks coded at once */
+	size_t nslots, nfull;   /* slots; slots filled (the next one filling) */
+	size_t nchunks_max;
+	struct index_entry *index;
+	size_t nindex, index_cap;
+};
+
+static int open_output(struct gt_gtz_writer *w, const char *path, int force,
+		       struct gt_diag *d)
+{
+	int fd;
+
+	if (!strcmp(path, "-")) {
+		w->f = stdout;
+		w->to_stdout = 1;
+		return 0;
+	}
+	GT_TRY(gt_atomic_create(&w->out, path, force, &fd, d));
+	w->f = fdopen(fd, "wb");
+	if (!w->f) {
+		close(fd);
+		return gt_diag_set(d, GT_ERR(IO), "%s: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+static int write_error(int rc, struct gt_diag *d)
+{
+	if (rc == GT_ERR(IO))
+		return gt_diag_set(d, rc, "write error: %s", strerror(errno));
+	return gt_diag_set(d, rc, "%s", gt_strerror(rc));
+}
+
+static int put(struct gt_gtz_writer *w, const void *p, size_t n)
+{
+	if (n && fwrite(p, 1, n, w->f) != n)
+		return GT_ERR(IO);
+	w->off += n;
+	return 0;
+}
+
+/* tag | varint body length | body | u32 CRC-32 of all before it */
+static int put_record(struct gt_gtz_writer *w, unsigned tag, const struct gt_buf *body)
+{
+	struct gt_buf head = { 0 };
+	unsigned char tail[4];
+	uint32_t crc;
+	int rc;
+
+	if (body->err)
+		return body->err;
+	if (body->len > REC_MAX)
+		return GT_ERR(OVERFLOW);
+	gt_buf_u8(&head, tag);
+	gt_buf_uv(&head, body->len);
+	crc = crc_of(crc_of(0, head.p, head.len), body->p, body->len);
+	for (int i = 0; i < 4; i++)
+		tail[i] = (unsigned char)(crc >> (8 * i));
+	rc = head.err;
+	if (rc >= 0)
+		rc = put(w, head.p, head.len);
+	if (rc >= 0)
+		rc = put(w, body->p, body->len);
+	if (rc >= 0)
+		rc = put(w, tail, 4);
+	gt_buf_release(&head);
+	return rc;
+}
+
+static int put_record_release(struct gt_gtz_writer *w, unsigned tag,
+			      struct gt_buf *body, struct gt_diag *d)
+{
+	const int rc = put_record(w, tag, body);
+
+	gt_buf_release(body);
+	return rc < 0 ? write_error(rc, d) : 0;
+}
+
+int gt_gtz_writer_open(const char *path, int force, unsigned threads,
+		       struct gt_gtz_writer **w_ret, struct gt_diag *d)
+{
+	struct gt_gtz_writer *w = calloc(1, sizeof(*w));
+	unsigned char head[16];
+	uint32_t crc;
+	int rc;
+
+	*w_ret = NULL;
+	if (!w)
+		return GT_ERR(NOMEM);
+	w->threads = threads ? threads : 1;
+	rc = open_output(w, path, force, d);
+	if (rc >= 0)
+		rc = gt_pool_new(w->threads, &w->pool);
+	/* magic | u16 major | u16 minor | u32 flags | u32 CRC-32 of the 12 before */
+	memcpy(head, gt_gtz_magic, 4);
+	head[4] = GT_GTZ_VERSION_MAJOR; head[5] = 0;
+	head[6] = GT_GTZ_VERSION_MINOR; head[7] = 0;
+	memset(head + 8, 0, 4);
+	crc = crc_of(0, head, 12);
+	for (int i = 0; i < 4; i++)
+		head[12 + i] = (unsigned char)(crc >> (8 * i));
+	if (rc >= 0 && put(w, head, 16) < 0)
+		rc = write_error(GT_ERR(IO), d);
+	if (rc < 0) {
+		gt_gtz_writer_free(w);
+		return rc;
+	}
+	*w_ret = w;
+	return 0;
+}
+
+int gt_gtz_write_group(struct gt_gtz_writer *w, const struct gt_group_info *g,
+		       struct gt_diag *d)
+{
+	struct gt_buf b = { 0 };
+
+	gt_buf_str(&b, g->name);
+	gtz_put_attrs(&b, &g->attrs);
+	return put_record_release(w, TAG_GROUP, &b, d);
+}
+
+static void put_tensor_header(struct gt_buf *b, uint32_t index,
+			      const struct gt_tensor_info *t,
+			      const struct gt_gtz_coding *c,
+			      const char *opts, uint32_t bv, uint32_t cv)
+{
+	gt_buf_uv(b, index);
+	gt_buf_str(b, t->name);
+	gt_buf_u8(b, t->dtype);
+	gt_buf_u8(b, t->rank);
+	for (unsigned i = 0; i < t->rank; i++)
+		gt_buf_uv(b, t->dims[i]);
+	gt_buf_uv(b, t->count);
+	gt_buf_u8(b, gt_codec_id(c->codec));
+	gt_buf_str(b, opts);
+	gt_buf_uv(b, c->params.table ? c->params.table_len : 0);
+	if (c->params.table)
+		gt_buf_put(b, c->params.table, c->params.table_len);
+	gt_buf_uv(b, bv);
+	gt_buf_uv(b, cv);
+	gtz_put_attrs(b, &t->attrs);
+}
+
+static void release_tensor(struct gt_gtz_writer *w)
+{
+	for (size_t s = 0; w->slot && s < w->nslots; s++) {
+		struct wblock *b = &w->slot[s];
+
+		for (size_t i = 0; b->chunks && i < w->nchunks_max; i++)
+			free(b->chunks[i].buf);
+		free(b->chunks);
+		free(b->in);
+		for (int a = 0; a < 3; a++)
+			free(b->aux[a]);
+	}
+	free(w->slot);
+	w->slot = NULL;
+	w->nslots = w->nfull = 0;
+	gtz_coder_release(&w->k);
+	w->open = 0;
+}
+
+/* Buffers for as many blocks as there are workers. */
+static int alloc_slots(struct gt_gtz_writer *w)
+{
+	const size_t bv = w->k.block_values;
+
+	w->nslots = w->threads;
+	w->slot = calloc(w->nslots, sizeof(*w->slot));
+	if (!w->slot)
+		return GT_ERR(NOMEM);
+	w->nchunks_max = gtz_nchunks(&w->k, bv);
+	for (size_t s = 0; s < w->nslots; s++) {
+		struct wblock *b = &w->slot[s];
+
+		b->in = malloc(bv * w->k.width);
+		b->chunks = calloc(w->nchunks_max, sizeof(*b->chunks));
+		if (!b->in || !b->chunks)
+			return GT_ERR(NOMEM);
+		for (size_t i = 0; i < w->nchunks_max; i++)
+			if (!(b->chunks[i].buf = malloc(w->k.chunk_bound)))
+				return GT_ERR(NOMEM);
+		for (int a = 0; a < 3 && w->k.aux; a++)
+			if (!(b->aux[a] = malloc(bv * sizeof(float))))
+				return GT_ERR(NOMEM);
+	}
+	return 0;
+}
+
+int gt_gtz_begin(struct gt_gtz_writer *w, const struct gt_tensor_info *t,
+		 const struct gt_gtz_coding *c, struct gt_diag *d)
+{
+	const uint32_t bv = c->block_values ? c->block_values : GT_GTZ_BLOCK_DEFAULT;
+	uint32_t cv = c->chunk_values ? c->chunk_values : GT_GTZ_CHUNK_DEFAULT;
+	struct gt_buf b = { 0 };
+	char opts[512];
+	int rc;
+
+	if (w->open || t->dtype != c->params.dtype || !gt_dtype_size(t->dtype))
+		return gt_diag_set(d, GT_ERR(INVAL), "%s: bad tensor for the container", t->name);
+	if (bv > GT_GTZ_BLOCK_MAX || bv < GT_GTZ_CHUNK_MIN)
+		return gt_diag_set(d, GT_ERR(INVAL), "block size %u out of range", bv);
+	cv = cv > bv ? bv : cv < GT_GTZ_CHUNK_MIN ? GT_GTZ_CHUNK_MIN : cv;
+	w->open = 1; /* release_tensor() cleans up from here on */
+	rc = gtz_coder_init(&w->k, c->codec, &c->params, bv, cv, w->threads, d);
+	if (rc >= 0)
+		rc = alloc_slots(w);
+	if (rc < 0) {
+		release_tensor(w);
+		return rc == GT_ERR(NOMEM) ? gt_diag_set(d, rc, "out of memory") : rc;
+	}
+	gt_codec_canon(w->k.ctx[0], opts, sizeof(opts));
+	put_tensor_header(&b, w->tensor, t, c, opts, bv, cv);
+	rc = put_record_release(w, TAG_TENSOR, &b, d);
+	if (rc < 0) {
+		release_tensor(w);
+		return rc;
+	}
+	w->count = t->count;
+	w->seen = w->blocks = w->raw_blocks = 0;
+	return 0;
+}
+
+static const struct gt_codec_aux *slot_aux(const struct wblock *b, size_t first,
+					   struct gt_codec_aux *a)
+{
+	if (!b->have[0])
+		return NULL;
+	a->param = b->aux[0] + first;
+	a->state[0] = b->have[1] ? b->aux[1] + first : NULL;
+	a->state[1] = b->have[2] ? b->aux[2] + first : NULL;
+	return a;
+}
+
+static void code_chunk(struct gt_gtz_writer *w, struct wblock *b, size_t i,
+		       struct gt_codec_ctx *ctx)
+{
+	const size_t first = i * w->k.chunk_values;
+	const size_t n = gtz_chunk_values(&w->k, b->n, i);
+	const unsigned char *src = b->in + first * w->k.width;
+	struct chunk_out *out = &b->chunks[i];
+	struct gt_codec_aux a;
+
+	out->crc = crc_of(0, src, n * w->k.width);
+	out->rc = gt_codec_encode_aux(ctx, src, n, slot_aux(b, first, &a), out->buf,
+				      w->k.chunk_bound, &out->len);
+}
+
+struct chunk_job {
+	struct gt_gtz_writer *w;
+	struct wblock *b;
+};
+
+static void chunk_task(void *arg, size_t i, unsigned worker)
+{
+	const struct chunk_job *j = arg;
+
+	code_chunk(j->w, j->b, i, j->w->k.ctx[worker]);
+}
+
+/* The block's table, loaded into the contexts that will code it. */
+static int begin_block(struct gt_gtz_writer *w, struct wblock *b,
+		       struct gt_codec_ctx **ctx, unsigned nctx)
+{
+	int rc = gt_codec_block_begin(ctx[0], b->in, b->n, b->meta, sizeof(b->meta),
+				      &b->meta_len);
+
+	for (unsigned i = 0; i < nctx && rc >= 0; i++)
+		rc = gt_codec_block_load(ctx[i], b->meta, b->meta_len);
+	(void)w;
+	return rc;
+}
+
+/* After the chunks: the CRC of the block and whether it is stored raw. */
+static void finish_block(struct gt_gtz_writer *w, struct wblock *b)
+{
+	const size_t nch = gtz_nchunks(&w->k, b->n), raw_len = b->n * w->k.width;
+
+	b->total = 0;
+	b->crc = 0;
+	for (size_t i = 0; i < nch && b->rc >= 0; i++) {
+		b->rc = b->chunks[i].rc;
+		b->total += b->chunks[i].len;
+		b->crc = i ? (uint32_t)crc32_combine(b->crc, b->chunks[i].crc,
+						      (z_off_t)(gtz_chunk_values(&w->k, b->n, i) *
+								w->k.width))
+			   : b->chunks[i].crc;
+	}
+	/* a block that would grow is stored raw, chunk for chunk */
+	b->stored = b->total + b->meta_len >= raw_len;
+	if (b->stored) {
+		b->total = raw_len;
+		b->meta_len = 0;
+	}
+}
+
+/* One whole block on one worker (several blocks at once). */
+static void block_task(void *arg, size_t s, unsigned worker)
+{
+	struct gt_gtz_writer *w = arg;
+	struct wblock *b = &w->slot[s];
+	struct gt_codec_ctx *ctx = w->k.ctx[worker];
+
+	b->rc = begin_block(w, b, &ctx, 1);
+	for (size_t i = 0; i < gtz_nchunks(&w->k, b->n) && b->rc >= 0; i++)
+		code_chunk(w, b, i, ctx);
+	if (b->rc >= 0)
+		finish_block(w, b);
+}
+
+static int add_index(struct gt_gtz_writer *w, uint64_t first, uint64_t offset)
+{
+	if (w->nindex == w->index_cap) {
+		const size_t cap = w->index_cap ? 2 * w->index_cap : 64;
+		struct index_entry *p = realloc(w->index, cap * sizeof(*p));
+
+		if (!p)
+			return GT_ERR(NOMEM);
+		w->index = p;
+		w->index_cap = cap;
+	}
+	w->index[w->nindex].tensor = w->tensor;
+	w->index[w->nindex].block = w->blocks;
+	w->index[w->nindex].first = first;
+	w->index[w->nindex].offset = offset;
+	w->nindex++;
+	return 0;
+}
+
+/*
+ * The block header of GComp's Figure 7, then one header per chunk (all
+ * integers varints but dtype, codec and the CRC):
+ *   tensor | block | first value | compressed bits | original bits |
+ *   u8 dtype | u8 codec | chunks | u32 CRC-32 of the decoded bytes |
+ *   meta length | meta | chunks x (byte offset | length in bits | values)
+ */
+static int write_block(struct gt_gtz_writer *w, struct wblock *b, struct gt_diag *d)
+{
+	const size_t nch = gtz_nchunks(&w->k, b->n);
+	const uint64_t rec_off = w->off;
+	struct gt_buf h = { 0 };
+	size_t off = 0;
+	int rc;
+
+	if (b->rc < 0)
+		return gt_diag_set(d, b->rc, "block %llu: %s", (unsigned long long)w->blocks,
+				   gt_strerror(b->rc));
+	gt_buf_uv(&h, w->tensor);
+	gt_buf_uv(&h, w->blocks);
+	gt_buf_uv(&h, b->first);
+	gt_buf_uv(&h, (uint64_t)b->total * 8);
+	gt_buf_uv(&h, (uint64_t)b->n * w->k.width * 8);
+	gt_buf_u8(&h, w->k.dtype);
+	gt_buf_u8(&h, gt_codec_id(b->stored ? gt_codec_find("raw") : w->k.codec));
+	gt_buf_uv(&h, nch);
+	gt_buf_u32(&h, b->crc);
+	gt_buf_uv(&h, b->meta_len);
+	gt_buf_put(&h, b->meta, b->meta_len);
+	for (size_t i = 0; i < nch; i++) {
+		const size_t nv = gtz_chunk_values(&w->k, b->n, i);
+		const size_t len = b->stored ? nv * w->k.width : b->chunks[i].len;
+
+		gt_buf_uv(&h, off);
+		gt_buf_uv(&h, (uint64_t)len * 8);
+		gt_buf_uv(&h, nv);
+		off += len;
+	}
+	rc = put_record_release(w, TAG_BLOCK, &h, d);
+	if (rc < 0)
+		return rc;
+	if (b->stored)
+		rc = put(w, b->in, b->total);
+	for (size_t i = 0; i < nch && !b->stored && rc >= 0; i++)
+		rc = put(w, b->chunks[i].buf, b->chunks[i].len);
+	if (rc >= 0)
+		rc = add_index(w, b->first, rec_off);
+	if (rc < 0)
+		return write_error(rc, d);
+	w->blocks++;
+	w->raw_blocks += (uint64_t)b->stored;
+	return 0;
+}
+
+/*
+ * Code the filled slots and write them in order.  Several blocks: one per
+ * worker, each whole; a single block: its chunks spread over the workers.
+ * Either way a block's bytes depend on its values alone.
+ */
+static int flush_slots(struct gt_gtz_writer *w, size_t nblocks, struct gt_diag *d)
+{
+	if (nblocks == 1) {
+		struct wblock *b = &w->slot[0];
+		struct chunk_job j = { w, b };
+
+		b->rc = begin_block(w, b, w->k.ctx, w->k.nctx);
+		if (b->rc >= 0) {
+			gt_pool_run(w->pool, gtz_nchunks(&w->k, b->n), chunk_task, &j);
+			finish_block(w, b);
+		}
+	} else if (nblocks > 1) {
+		gt_pool_run(w->pool, nblocks, block_task, w);
+	}
+	for (size_t s = 0; s < nblocks; s++) {
+		GT_TRY(write_block(w, &w->slot[s], d));
+		w->slot[s].n = 0;
+	}
+	w->nfull = 0;
+	return 0;
+}
+
+static void copy_aux(struct wblock *b, const struct gt_codec_aux *aux, size_t from,
+		     size_t at, size_t n)
+{
+	const float *src[3] = { aux->param, aux->state[0], aux->state[1] };
+
+	for (int a = 0; a < 3; a++) {
+		b->have[a] = src[a] != NULL;
+		if (src[a])
+			memcpy(b->aux[a] + at, src[a] + from, n * sizeof(float));
+	}
+}
+
+int gt_gtz_write_aux(struct gt_gtz_writer *w, const void *src,
+		     const struct gt_codec_aux *aux, size_t n, struct gt_diag *d)
+{
+	const unsigned char *p = src;
+	size_t done = 0;
+
+	if (!w->open)
+		return GT_ERR(INVAL);
+	if (w->count != GT_COUNT_UNKNOWN && n > w->count - w->seen)
+		return gt_diag_set(d, GT_ERR(INVAL), "more values than the tensor holds");
+	if (w->k.aux && (!aux || !aux->param))
+		return gt_diag_set(d, GT_ERR(INVAL), "codec %s needs the optimizer context",
+				   gt_codec_name(w->k.codec));
+	while (done < n) {
+		struct wblock *b = &w->slot[w->nfull];
+		const size_t take = n - done < w->k.block_values - b->n
+				    ? n - done : w->k.block_values - b->n;
+
+		if (!b->n)
+			b->first = w->seen;
+		memcpy(b->in + b->n * w->k.width, p + done * w->k.width, take * w->k.width);
+		if (w->k.aux)
+			copy_aux(b, aux, done, b->n, take);
+		b->n += take;
+		w->seen += take;
+		done += take;
+		if (b->n == w->k.block_values && ++w->nfull == w->nslots)
+			GT_TRY(flush_slots(w, w->nslots, d));
+	}
+	return 0;
+}
+
+int gt_gtz_write(struct gt_gtz_writer *w, const void *src, size_t n,
+		 struct gt_diag *d)
+{
+	return gt_gtz_write_aux(w, src, NULL, n, d);
+}
+
+int gt_gtz_needs_aux(const struct gt_gtz_writer *w)
+{
+	return w->open && w->k.aux;
+}
+
+int gt_gtz_end(struct gt_gtz_writer *w, struct gt_diag *d)
+{
+	struct gt_buf b = { 0 };
+	int rc = 0;
+
+	if (!w->open)
+		return GT_ERR(INVAL);
+	if (w->count != GT_COUNT_UNKNOWN && w->seen != w->count)
+		rc = gt_diag_set(d, GT_ERR(INVAL), "tensor ended after %llu of %llu values",
+				 (unsigned long long)w->seen, (unsigned long long)w->count);
+	if (rc >= 0)
+		rc = flush_slots(w, w->nfull + (w->slot[w->nfull].n ? 1 : 0), d);
+	if (rc >= 0) {
+		gt_buf_uv(&b, w->tensor);
+		gt_buf_uv(&b, w->seen);
+		gt_buf_uv(&b, w->blocks);
+		rc = put_record_release(w, TAG_END, &b, d);
+	}
+	release_tensor(w);
+	w->tensor++;
+	return rc;
+}
+
+int gt_gtz_writer_commit(struct gt_gtz_writer *w, struct gt_diag *d)
+{
+	struct gt_buf b = { 0 };
+	const uint64_t idx_off = w->off;
+	int rc;
+
+	if (w->open)
+		return gt_diag_set(d, GT_ERR(INVAL), "a tensor is still open");
+	gt_buf_uv(&b, w->nindex);
+	for (size_t i = 0; i < w->nindex; i++) {
+		gt_buf_uv(&b, w->index[i].tensor);
+		gt_buf_uv(&b, w->index[i].block);
+		gt_buf_uv(&b, w->index[i].first);
+		gt_buf_uv(&b, w->index[i].offset);
+	}
+	rc = put_record_release(w, TAG_INDEX, &b, d);
+	if (rc >= 0) {
+		gt_buf_uv(&b, idx_off);
+		gt_buf_uv(&b, w->tensor);
+		rc = put_record_release(w, TAG_EOF, &b, d);
+	}
+	if (rc >= 0 && fflush(w->f))
+		rc = write_error(GT_ERR(IO), d);
+	if (rc < 0 || w->to_stdout)
+		return rc;
+	if (fsync(fileno(w->f)) && errno != EINVAL)
+		rc = write_error(GT_ERR(IO), d);
+	if (fclose(w->f) && rc >= 0)
+		rc = write_error(GT_ERR(IO), d);
+	w->f = NULL;
+	return rc < 0 ? rc : gt_atomic_commit(&w->out, d);
+}
+
+void gt_gtz_writer_free(struct gt_gtz_writer *w)
+{
+	if (!w)
+		return;
+	release_tensor(w);
+	if (w->f && !w->to_stdout)
+		fclose(w->f);
+	gt_atomic_release(&w->out);
+	gt_pool_free(w->pool);
+	free(w->index);
+	free(w);
+}
+
+uint64_t gt_gtz_writer_bytes(const struct gt_gtz_writer *w)
+{
+	return w->off;
+}
+
+uint64_t gt_gtz_writer_raw_blocks(const struct gt_gtz_writer *w)
+{
+	return w->raw_blocks;
+}

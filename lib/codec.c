@@ -13,6 +13,7 @@ static const struct gt_codec *const registry[] = {
 	&gt_codec_zlib,
 	&gt_codec_zstd,
 	&gt_codec_huffexp,
+	&gt_codec_gcomp,
 };
 #define NCODECS (sizeof(registry) / sizeof(registry[0]))
 #define GT_MAX_KV 16
@@ -69,6 +70,21 @@ static int parse_kv(const char *codec, const char *opts, struct gt_kv *kv,
 		if (!end)
 			end = p + strlen(p);
 		eq = memchr(p, '=', (size_t)(end - p));
+		if (!eq && n > 0 && end > p) {
+			/* a bare value continues the previous key's list:
+			 * "levels=0,6,12,18" is levels = "0,6,12,18" */
+			const size_t have = strlen(kv[n - 1].val);
+
+			vlen = (size_t)(end - p);
+			if (have + 1 + vlen >= sizeof(kv->val))
+				return gt_diag_set(d, GT_ERR(INVAL),
+						   "codec %s: too many or too long options", codec);
+			kv[n - 1].val[have] = ',';
+			memcpy(kv[n - 1].val + have + 1, p, vlen);
+			kv[n - 1].val[have + 1 + vlen] = 0;
+			p = *end ? end + 1 : end;
+			continue;
+		}
 		if (!eq || eq == p)
 			return gt_diag_set(d, GT_ERR(INVAL),
 					   "codec %s: option '%.*s' is not key=value",

@@ -70,5 +70,6 @@ extern const struct gt_codec gt_codec_raw;
 extern const struct gt_codec gt_codec_zlib;
 extern const struct gt_codec gt_codec_zstd;
 extern const struct gt_codec gt_codec_huffexp;
+extern const struct gt_codec gt_codec_gcomp;
 
 #endif

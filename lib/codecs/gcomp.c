@@ -1,0 +1,1174 @@
+/* gcomp.c - GComp: Huffman-coded exponents, multi-level truncated mantissas */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../codec_impl.h"
+#include "../gt_bitio.h"
+#include "../gt_huff.h"
+#include "../banned.h"
+
+/*
+ * The GComp paper's value coding (§4, §5, §6.1).  A value of E exponent
+ * bits and M mantissa bits is coded as its exponent token (gt_huff.h, the
+ * same tables, tokens, runs and escapes as huffexp), then, when the token
+ * carries a mantissa, a 2-bit quantization level l and the mantissa word
+ * (sign << M | man) >> levels[l] of W_l = 1 + M - levels[l] bits: the low
+ * levels[l] mantissa bits are dropped and decode as zeros.
+ *
+ * A chunk of n values:
+ *
+ *   varint x4  c0..c3: carriers (values with a level and mantissa word)
+ *              per level (LEB128, <= 10 B each); mc = c0 + c1 + c2 + c3;
+ *              mode zero-prune writes c0 alone (c1..c3 are 0), so that
+ *              its chunks are the size of huffexp's (less flushed subnormals)
+ *   bytes      level stream, ceil(2 mc / 8) bytes: the level of each
+ *              carrier, 2 bits, LSB-first (gt_bitio.h); absent in mode
+ *              zero-prune, where every carrier is level 0 (c1..c3 = 0)
+ *   bytes      mantissa stream, ceil(sum c_l W_l / 8) bytes: the words,
+ *              in value order, LSB-first
+ *   bytes      code stream, to the end of the chunk: the tokens as in
+ *              huffexp (code; raw E bits after ESC; Elias gamma after RUN)
+ *
+ * Each stream is zero-padded to a byte.  Every exponent symbol (field 0
+ * included) and ESC carries a level and word; ZERO, NZERO and RUN carry
+ * nothing, so the decoder needs no mode but zero-prune's.
+ *
+ * Zero pruning (§5.2): in modes full, zero-prune and exact, ±0.0 is its
+ * ZERO/NZERO token alone (or a share of a RUN), as in huffexp; modes full
+ * and zero-prune also flush every subnormal to a zero of its sign before
+ * tokenizing, and block_begin() builds the table from the flushed values;
+ * mode exact flushes one only when the step stays bit-identical.  Without
+ * pruning (single-quant, multi-quant: the paper's ablation) ±0.0 is coded
+ * as exponent 0 with a level (3: δ = Inf) and its truncated word, and a
+ * subnormal is kept (multi-quant: level 0, exact; single-quant: level 3).
+ * ±0.0 without a ZERO/NZERO code (a static table) goes the same way.
+ *
+ * Levels: full, multi-quant: the highest l with |δ| > 2^(levels[l] +
+ * margin), δ from gt_optim_delta(), else 0 (NaN δ: 0).  single-quant:
+ * 3.  zero-prune: 0.  exact: the highest l whose truncated g gives a
+ * float32 θ_t (gt_optim_step) bit-identical to the one of g; one step on
+ * the chunk for g, then one per candidate level 3, 2, 1 (and one for
+ * "pruned" when the chunk holds subnormals), each on the whole chunk.
+ * Inf and NaN (exponent all ones) are always level 0.  bf16, f16, f64:
+ * δ and the steps take the values converted to float32 (exact but for
+ * f64).
+ *
+ * Stats: level0..level3 count carriers, pruned counts the values coded
+ * by their exponent token alone: ±0.0 and flushed subnormals (n - mc).
+ */
+
+#define GC_VARINT_MAX 10
+#define GC_SLICE 65536 /* values per scratch slice in block_begin */
+
+enum gc_mode { GC_FULL, GC_SINGLE, GC_MULTI, GC_PRUNE, GC_EXACT };
+
+static const char *const mode_names[] = { "full", "single-quant", "multi-quant",
+					  "zero-prune", "exact" };
+static const char *const method_names[] = { "gcomp", "pm", "best" };
+
+struct gc_ctx {
+	struct gt_codec_base base;
+	enum gt_dtype dt;
+	unsigned eb, mb, width;
+	unsigned maxlen;
+	enum gt_huff_method method;
+	enum gc_mode mode;
+	unsigned lev[4];
+	long margin;
+	double thr[4]; /* 2^(lev[l] + margin) */
+	const struct gt_optim *optim; /* NULL: encode in an aux mode fails */
+	struct gt_optim optim_copy;
+	int fixed, ready, runs, dec_ready;
+	struct gt_huff_table table;
+	struct gt_huff_hist hist;
+	/* per symbol: code bits | nbits << 32 | mant << 40 | no code << 41 */
+	uint64_t enc[GT_HUFF_NSYM_MAX];
+	uint16_t lut[GT_HUFF_LUT_MAX];
+	/* encode scratch for cap values, grown outside the loops */
+	size_t cap;
+	unsigned char *tv; /* the values as coded (subnormals flushed) */
+	uint8_t *lv;       /* their levels */
+	float *gf, *cand, *ref, *out;
+	double *delta;
+};
+
+static struct gc_ctx *gc(struct gt_codec_ctx *ctx)
+{
+	return (struct gc_ctx *)(void *)ctx;
+}
+
+static const struct gc_ctx *gcc(const struct gt_codec_ctx *ctx)
+{
+	return (const struct gc_ctx *)(const void *)ctx;
+}
+
+/* ---- options ---------------------------------------------------------- */
+
+static void default_levels(enum gt_dtype dt, unsigned *lev)
+{
+	static const unsigned f32[4] = { 0, 6, 12, 18 }, bf16[4] = { 0, 2, 4, 6 };
+	static const unsigned f16[4] = { 0, 3, 5, 8 }, f64[4] = { 0, 16, 32, 47 };
+	const unsigned *s = f32;
+
+	switch (dt) {
+	case GT_DT_BF16: s = bf16; break;
+	case GT_DT_F16: s = f16; break;
+	case GT_DT_F64: s = f64; break;
+	case GT_DT_F32:
+	case GT_DT_NONE: break;
+	}
+	memcpy(lev, s, 4 * sizeof(*lev));
+}
+
+/* "a,b,c,d": four increasing counts <= M. */
+static int parse_levels(const char *val, unsigned mb, unsigned *lev,
+			struct gt_diag *d)
+{
+	const char *p = val;
+
+	for (int i = 0; i < 4; i++) {
+		char *end;
+		long v;
+
+		if (*p < '0' || *p > '9')
+			goto bad;
+		v = strtol(p, &end, 10);
+		if (v < 0 || v > (long)mb || (i && (unsigned)v <= lev[i - 1]))
+			goto bad;
+		lev[i] = (unsigned)v;
+		if (*end != (i < 3 ? ',' : '\0'))
+			goto bad;
+		p = end + 1;
+	}
+	return 0;
+bad:
+	return gt_diag_set(d, GT_ERR(INVAL),
+			   "codec gcomp: invalid levels '%s': expected four increasing bit counts 0-%u",
+			   val, mb);
+}
+
+static int parse_name(const struct gt_kv *kv, const char *const *names, int n,
+		      const char *expect, int *ret, struct gt_diag *d)
+{
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(kv->val, names[i])) {
+			*ret = i;
+			return 0;
+		}
+	}
+	return gt_diag_set(d, GT_ERR(INVAL), "codec gcomp: invalid %s '%s': expected %s",
+			   kv->key, kv->val, expect);
+}
+
+static int parse_opts(struct gc_ctx *c, const struct gt_kv *kv, size_t nkv,
+		      struct gt_diag *d)
+{
+	long maxlen = GT_HUFF_MAXLEN_DEFAULT, margin = 0;
+	int method = GT_HUFF_BEST, mode = GC_FULL;
+
+	for (size_t i = 0; i < nkv; i++) {
+		if (!strcmp(kv[i].key, "maxlen"))
+			GT_TRY(gt_kv_int(&kv[i], "gcomp", GT_HUFF_MAXLEN_MIN,
+					 GT_HUFF_MAXLEN_MAX, &maxlen, d));
+		else if (!strcmp(kv[i].key, "method"))
+			GT_TRY(parse_name(&kv[i], method_names, 3, "best, gcomp or pm",
+					  &method, d));
+		else if (!strcmp(kv[i].key, "mode"))
+			GT_TRY(parse_name(&kv[i], mode_names, 5,
+					  "full, single-quant, multi-quant, zero-prune or exact",
+					  &mode, d));
+		else if (!strcmp(kv[i].key, "margin"))
+			GT_TRY(gt_kv_int(&kv[i], "gcomp", -64, 64, &margin, d));
+		else if (!strcmp(kv[i].key, "levels"))
+			GT_TRY(parse_levels(kv[i].val, c->mb, c->lev, d));
+		else
+			return gt_kv_unknown(&kv[i], "gcomp", d);
+	}
+	c->maxlen = (unsigned)maxlen;
+	c->method = (enum gt_huff_method)method;
+	c->mode = (enum gc_mode)mode;
+	c->margin = margin;
+	for (int l = 0; l < 4; l++)
+		c->thr[l] = ldexp(1.0, (int)c->lev[l] + (int)margin);
+	return 0;
+}
+
+/* ---- tables ----------------------------------------------------------- */
+
+static int prepare(struct gc_ctx *c)
+{
+	struct gt_huff_sym r;
+
+	if (c->table.dtype != c->dt)
+		return GT_ERR(CORRUPT);
+	for (unsigned s = 0; s < c->table.nsyms; s++) {
+		c->enc[s] = UINT64_C(1) << 41;
+		if (s != GT_HUFF_ESC(c->eb) && !gt_huff_resolve(&c->table, s, &r))
+			c->enc[s] = r.bits | (uint64_t)r.nbits << 32 |
+				    (uint64_t)r.mant << 40;
+	}
+	c->runs = gt_huff_runs_used(&c->table);
+	c->dec_ready = 0;
+	c->ready = 1;
+	return 0;
+}
+
+static int gc_new(const struct gt_codec_params *p, const struct gt_kv *kv,
+		  size_t nkv, struct gt_codec_ctx **ctx_ret, struct gt_diag *d)
+{
+	struct gc_ctx *c;
+	int rc;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return GT_ERR(NOMEM);
+	c->dt = p->dtype;
+	c->eb = gt_dtype_exp_bits(p->dtype);
+	c->mb = gt_dtype_man_bits(p->dtype);
+	c->width = gt_dtype_size(p->dtype);
+	default_levels(p->dtype, c->lev);
+	rc = parse_opts(c, kv, nkv, d);
+	if (rc == 0 && p->optim) {
+		rc = gt_optim_check(p->optim, "codec gcomp", d);
+		c->optim_copy = *p->optim;
+		c->optim = &c->optim_copy;
+	}
+	if (rc == 0 && p->table) {
+		c->fixed = 1;
+		rc = gt_huff_load(&c->table, p->table, p->table_len, GT_HUFF_STATIC);
+		if (rc == 0)
+			rc = prepare(c);
+		if (rc < 0)
+			gt_diag_set(d, rc, "codec gcomp: bad static table for %s",
+				    gt_dtype_name(p->dtype));
+	}
+	if (rc < 0) {
+		free(c);
+		return rc;
+	}
+	*ctx_ret = (struct gt_codec_ctx *)(void *)c;
+	return 0;
+}
+
+static void scratch_free(struct gc_ctx *c)
+{
+	free(c->tv);
+	free(c->lv);
+	free(c->gf);
+	free(c->cand);
+	free(c->ref);
+	free(c->out);
+	free(c->delta);
+	c->tv = NULL;
+	c->lv = NULL;
+	c->gf = c->cand = c->ref = c->out = NULL;
+	c->delta = NULL;
+	c->cap = 0;
+}
+
+static void gc_free(struct gt_codec_ctx *ctx)
+{
+	if (ctx)
+		scratch_free(gc(ctx));
+	free(ctx);
+}
+
+/* Scratch for @n values (once per larger chunk, never in a loop). */
+static int scratch(struct gc_ctx *c, size_t n)
+{
+	if (n <= c->cap)
+		return 0;
+	if (n > SIZE_MAX / sizeof(double))
+		return GT_ERR(OVERFLOW);
+	scratch_free(c);
+	c->tv = malloc(n * c->width);
+	c->lv = malloc(n);
+	c->gf = malloc(n * sizeof(float));
+	c->cand = malloc(n * sizeof(float));
+	c->ref = malloc(n * sizeof(float));
+	c->out = malloc(n * sizeof(float));
+	c->delta = malloc(n * sizeof(double));
+	if (!c->tv || !c->lv || !c->gf || !c->cand || !c->ref || !c->out || !c->delta) {
+		scratch_free(c);
+		return GT_ERR(NOMEM);
+	}
+	c->cap = n;
+	return 0;
+}
+
+static size_t gc_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap)
+{
+	const struct gc_ctx *c = gcc(ctx);
+
+	return (size_t)snprintf(buf, cap, "levels=%u,%u,%u,%u,margin=%ld,mode=%s,maxlen=%u,method=%s",
+				c->lev[0], c->lev[1], c->lev[2], c->lev[3], c->margin,
+				mode_names[c->mode], c->maxlen, method_names[c->method]);
+}
+
+/*
+ * Worst case: four varints, a level for every value, every value a
+ * carrier of the widest word (1 + M bits) and escaped with the longest
+ * code (GT_HUFF_MAXLEN_MAX + E bits; a RUN costs at most 2 bits a value),
+ * each stream padded to a byte.
+ */
+static size_t gc_bound(const struct gt_codec_ctx *ctx, size_t n)
+{
+	const struct gc_ctx *c = gcc(ctx);
+
+	if (n > SIZE_MAX / 128)
+		return 0;
+	return 4 * GC_VARINT_MAX + (2 * n + 7) / 8 + (n * (1 + c->mb) + 7) / 8 +
+	       (n * (GT_HUFF_MAXLEN_MAX + c->eb) + 7) / 8;
+}
+
+/* Pruning in this mode flushes every subnormal (no context needed). */
+static int prunes_all(const struct gc_ctx *c)
+{
+	return c->mode == GC_FULL || c->mode == GC_PRUNE;
+}
+
+/* @u with a zero exponent field and a non-zero mantissa flushed to ±0. */
+static inline uint64_t flush_sub(uint64_t u, unsigned eb, unsigned mb)
+{
+	const uint64_t emask = ((UINT64_C(1) << eb) - 1) << mb;
+
+	return (u & emask) ? u : u & ~((UINT64_C(1) << (eb + mb)) - 1);
+}
+
+/* @n values of @src into c->tv with every subnormal flushed. */
+static void flush_all(struct gc_ctx *c, const void *src, size_t n)
+{
+	if (c->dt == GT_DT_F32) {
+		/* locals: stores through char pointers would reload c's fields */
+		const unsigned char *s = src;
+		unsigned char *const tv = c->tv;
+
+		for (size_t i = 0; i < n; i++) {
+			uint32_t u;
+
+			memcpy(&u, s + 4 * i, 4);
+			u = (u & 0x7f800000u) ? u : u & 0x80000000u;
+			memcpy(tv + 4 * i, &u, 4);
+		}
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		gt_fp_store(c->tv, c->dt, i,
+			    flush_sub(gt_fp_load(src, c->dt, i), c->eb, c->mb));
+}
+
+static int gc_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			  void *meta, size_t meta_cap, size_t *meta_len_ret)
+{
+	struct gc_ctx *c = gc(ctx);
+
+	*meta_len_ret = 0;
+	if (c->fixed)
+		return 0;
+	gt_huff_hist_init(&c->hist, c->dt);
+	if (prunes_all(c)) {
+		/* the table of the flushed values, a slice at a time (a run
+		 * is counted split where a slice ends: weights only) */
+		GT_TRY(scratch(c, n < GC_SLICE ? n : GC_SLICE));
+		for (size_t i = 0; i < n; i += GC_SLICE) {
+			const size_t k = n - i < GC_SLICE ? n - i : GC_SLICE;
+
+			flush_all(c, (const unsigned char *)src + i * c->width, k);
+			gt_huff_hist(&c->hist, c->tv, k);
+		}
+	} else if (c->mode == GC_EXACT) {
+		gt_huff_hist(&c->hist, src, n);
+	} else {
+		/* no pruning: ±0.0 is exponent 0 with a word, never a token */
+		for (size_t i = 0; i < n; i++)
+			c->hist.count[gt_fp_exp(gt_fp_load(src, c->dt, i), c->dt)]++;
+		c->hist.n += n;
+	}
+	GT_TRY(gt_huff_build(&c->table, &c->hist, c->maxlen, c->method, 0));
+	GT_TRY(gt_huff_save(&c->table, meta, meta_cap, meta_len_ret));
+	return prepare(c);
+}
+
+static int gc_block_load(struct gt_codec_ctx *ctx, const void *meta,
+			 size_t meta_len)
+{
+	struct gc_ctx *c = gc(ctx);
+
+	if (c->fixed)
+		return meta_len ? GT_ERR(CORRUPT) : 0;
+	c->ready = 0;
+	GT_TRY(gt_huff_load(&c->table, meta, meta_len, 0));
+	return prepare(c);
+}
+
+/* ---- levels ----------------------------------------------------------- */
+
+/* Value @u as float32 (exact except for f64). */
+static inline float to_f32(uint64_t u, enum gt_dtype dt)
+{
+	switch (dt) {
+	case GT_DT_F16: return gt_f16_to_f32((uint16_t)u);
+	case GT_DT_BF16: return gt_bf16_to_f32((uint16_t)u);
+	case GT_DT_F64: return (float)gt_f64_from_bits(u);
+	case GT_DT_F32:
+	case GT_DT_NONE: break;
+	}
+	return gt_f32_from_bits((uint32_t)u);
+}
+
+/* The chunk's gradients as float32: @src itself for f32. */
+static const float *grads_f32(struct gc_ctx *c, const void *src, size_t n)
+{
+	if (c->dt == GT_DT_F32)
+		return src;
+	for (size_t i = 0; i < n; i++)
+		c->gf[i] = to_f32(gt_fp_load(src, c->dt, i), c->dt);
+	return c->gf;
+}
+
+/* Full and multi-quant: levels by δ; Inf/NaN level 0. */
+static int levels_delta(struct gc_ctx *c, const void *src, size_t n,
+			const struct gt_codec_aux *aux)
+{
+	const float *g = grads_f32(c, src, n);
+	const double t1 = c->thr[1], t2 = c->thr[2], t3 = c->thr[3];
+	const uint64_t emax = (UINT64_C(1) << c->eb) - 1;
+	const double *const delta = c->delta;
+	uint8_t *const lv = c->lv;
+
+	GT_TRY(gt_optim_delta(c->optim, n, g, aux->param, aux->state[0],
+			      aux->state[1], c->delta));
+	if (c->dt == GT_DT_F32) {
+		for (size_t i = 0; i < n; i++) {
+			const double a = fabs(delta[i]);
+			const uint32_t x = gt_f32_bits(g[i]) >> 23 & 0xff;
+
+			lv[i] = x == 0xff || x == 0 ? 0 :
+				(uint8_t)((a > t1) + (a > t2) + (a > t3));
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const double a = fabs(delta[i]);
+		const uint64_t x = gt_fp_load(src, c->dt, i) >> c->mb & emax;
+
+		lv[i] = (uint8_t)((a > t1) + (a > t2) + (a > t3));
+		if (x == emax || x == 0)
+			lv[i] = 0; /* Inf/NaN; a subnormal kept exactly */
+	}
+	return 0;
+}
+
+/* @u with its low @k mantissa bits cleared. */
+static inline uint64_t trunc_bits(uint64_t u, unsigned k)
+{
+	return u & ~((UINT64_C(1) << k) - 1);
+}
+
+/* Exact: one pass of candidates at level @l (-1: pruned) for the values
+ * still undecided (lv == 0xff); those whose θ_t matches get it. */
+static int exact_pass(struct gc_ctx *c, const void *src, size_t n, const float *g,
+		      const struct gt_codec_aux *aux, int l)
+{
+	const uint64_t smask = UINT64_C(1) << (c->eb + c->mb);
+
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t u = gt_fp_load(src, c->dt, i);
+
+		c->cand[i] = g[i];
+		if (c->lv[i] == 0xff)
+			c->cand[i] = to_f32(l < 0 ? u & smask : trunc_bits(u, c->lev[l]), c->dt);
+	}
+	GT_TRY(gt_optim_step(c->optim, n, c->cand, aux->param, aux->state[0],
+			     aux->state[1], c->out, NULL, NULL));
+	for (size_t i = 0; i < n; i++) {
+		if (c->lv[i] != 0xff || memcmp(&c->out[i], &c->ref[i], sizeof(float)))
+			continue;
+		if (l < 0) {
+			/* pruned: a zero of the value's sign, coded without a word */
+			gt_fp_store(c->tv, c->dt, i, gt_fp_load(src, c->dt, i) & smask);
+			c->lv[i] = 3;
+		} else {
+			c->lv[i] = (uint8_t)l;
+		}
+	}
+	return 0;
+}
+
+/* Exact: the highest level (or pruning) that keeps θ_t bit-identical. */
+static int levels_exact(struct gc_ctx *c, const void *src, size_t n,
+			const struct gt_codec_aux *aux)
+{
+	const float *g = grads_f32(c, src, n);
+	const uint64_t emask = ((UINT64_C(1) << c->eb) - 1) << c->mb;
+	const uint64_t mag = (UINT64_C(1) << (c->eb + c->mb)) - 1;
+	size_t nsub = 0, undecided = 0;
+
+	GT_TRY(gt_optim_step(c->optim, n, g, aux->param, aux->state[0],
+			     aux->state[1], c->ref, NULL, NULL));
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t u = gt_fp_load(src, c->dt, i);
+		const uint64_t e = u & emask;
+
+		c->lv[i] = 0xff;
+		if (e == emask)
+			c->lv[i] = 0;          /* Inf, NaN */
+		else if (!(u & mag))
+			c->lv[i] = 3;          /* ±0.0: nothing to truncate */
+		nsub += !e && (u & mag);
+		undecided += c->lv[i] == 0xff;
+	}
+	if (nsub)
+		GT_TRY(exact_pass(c, src, n, g, aux, -1));
+	for (int l = 3; l >= 1 && undecided; l--)
+		GT_TRY(exact_pass(c, src, n, g, aux, l));
+	for (size_t i = 0; i < n; i++)
+		if (c->lv[i] == 0xff)
+			c->lv[i] = 0;
+	return 0;
+}
+
+/* c->tv and c->lv for the chunk, as the mode wants. */
+static int choose(struct gc_ctx *c, const void *src, size_t n,
+		  const struct gt_codec_aux *aux)
+{
+	const uint64_t emask = ((UINT64_C(1) << c->eb) - 1) << c->mb;
+
+	if (prunes_all(c))
+		flush_all(c, src, n);
+	else
+		memcpy(c->tv, src, n * c->width);
+	switch (c->mode) {
+	case GC_FULL:
+	case GC_MULTI:
+		return levels_delta(c, src, n, aux);
+	case GC_EXACT:
+		return levels_exact(c, src, n, aux);
+	case GC_SINGLE: {
+		uint8_t *const lv = c->lv;
+
+		for (size_t i = 0; i < n; i++)
+			lv[i] = (gt_fp_load(src, c->dt, i) & emask) == emask ? 0 : 3;
+		return 0;
+	}
+	case GC_PRUNE:
+		memset(c->lv, 0, n);
+		return 0;
+	}
+	return GT_ERR(INVAL);
+}
+
+/* ---- encoding ----------------------------------------------------------- */
+
+static int put_varint(unsigned char *p, uint64_t v)
+{
+	int k = 0;
+
+	while (v >= 0x80) {
+		p[k++] = (unsigned char)(0x80 | (v & 0x7f));
+		v >>= 7;
+	}
+	p[k++] = (unsigned char)v;
+	return k;
+}
+
+/* The token symbol of coded value @u (not a RUN); @zt: ±0.0 has its
+ * ZERO/NZERO token (a pruning mode), else it is exponent 0. */
+static inline unsigned sym_of(uint64_t u, unsigned eb, unsigned mb, int zt)
+{
+	const uint64_t mag = (UINT64_C(1) << (eb + mb)) - 1;
+
+	return (u & mag) || !zt ? (unsigned)(u >> mb) & ((1u << eb) - 1)
+				: (1u << eb) + (unsigned)(u >> (eb + mb) & 1);
+}
+
+/* Whether ±0.0 is pruned to its exponent token (all modes but the two
+ * quantization-only ones of the paper's ablation). */
+static int zero_tokens(const struct gc_ctx *c)
+{
+	return c->mode != GC_SINGLE && c->mode != GC_MULTI;
+}
+
+/* count_levels() for f32. */
+static int count_f32(struct gc_ctx *c, size_t n, uint64_t *cnt)
+{
+	const uint8_t zl = c->mode == GC_PRUNE ? 0 : 3;
+	const uint32_t zt = (uint32_t)zero_tokens(c);
+	const unsigned char *const tv = c->tv;
+	const uint64_t *const enc = c->enc;
+	uint8_t *const lv = c->lv;
+	uint64_t bad = 0;
+	size_t k[4] = { 0, 0, 0, 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u;
+		uint64_t e;
+		unsigned l;
+
+		memcpy(&u, tv + 4 * i, 4);
+		e = enc[(zt && !(u << 1)) ? 256 + (u >> 31) : u >> 23 & 0xff];
+		bad |= e;
+		l = !(u << 1) ? zl : lv[i];
+		lv[i] = (uint8_t)l;
+		k[l] += e >> 40 & 1;
+	}
+	for (int l = 0; l < 4; l++)
+		cnt[l] = k[l];
+	return bad >> 41 ? GT_ERR(INVAL) : 0;
+}
+
+/* Carriers per level of the chunk in c->tv, c->lv; ±0.0 carriers (no
+ * ZERO/NZERO code) take level 3, or 0 in zero-prune. */
+static int count_levels(struct gc_ctx *c, size_t n, uint64_t *cnt)
+{
+	const uint64_t mag = (UINT64_C(1) << (c->eb + c->mb)) - 1;
+	const uint8_t zl = c->mode == GC_PRUNE ? 0 : 3;
+	const int zt = zero_tokens(c);
+
+	cnt[0] = cnt[1] = cnt[2] = cnt[3] = 0;
+	if (c->dt == GT_DT_F32)
+		return count_f32(c, n, cnt);
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t u = gt_fp_load(c->tv, c->dt, i);
+		const uint64_t e = c->enc[sym_of(u, c->eb, c->mb, zt)];
+
+		if (e >> 41)
+			return GT_ERR(INVAL); /* no code and no ESC */
+		if (!(u & mag))
+			c->lv[i] = zl;
+		cnt[c->lv[i]] += e >> 40 & 1;
+	}
+	return 0;
+}
+
+/* Number of +0.0 values of c->tv from @i on. */
+static size_t zeros_from(const struct gc_ctx *c, size_t i, size_t n)
+{
+	size_t j = i;
+
+	while (j < n && !gt_fp_load(c->tv, c->dt, j))
+		j++;
+	return j - i;
+}
+
+/* The RUN token of a run of @len values: its code and the gamma code. */
+static void put_run(const struct gc_ctx *c, struct gt_bitw *w, uint64_t len)
+{
+	const uint64_t e = c->enc[GT_HUFF_RUN(c->eb)];
+	const uint64_t v = len - GT_HUFF_RUN_MIN + 1;
+	const unsigned k = 63 - (unsigned)__builtin_clzll(v);
+	const uint64_t low = v & ((UINT64_C(1) << k) - 1);
+	unsigned z = k;
+
+	gt_bitw_put(w, (uint32_t)e, (unsigned)(e >> 32) & 0xff);
+	gt_bitw_flush(w);
+	while (z > 32) {
+		gt_bitw_put(w, 0, 32);
+		gt_bitw_flush(w);
+		z -= 32;
+	}
+	gt_bitw_put(w, UINT64_C(1) << z, z + 1);
+	gt_bitw_flush(w);
+	gt_bitw_put(w, low & 0xffffffffu, k < 32 ? k : 32);
+	gt_bitw_flush(w);
+	if (k > 32) {
+		gt_bitw_put(w, low >> 32, k - 32);
+		gt_bitw_flush(w);
+	}
+}
+
+struct gc_writers {
+	struct gt_bitw lw, mw, cw;
+};
+
+/* The tokens of c->tv, c->lv that start before @stop, from value @i on
+ * (any dtype: the reference loop, and the f32 path's runs and tail);
+ * returns where the next token starts. */
+static size_t enc_values(const struct gc_ctx *c, size_t i, size_t stop, size_t n,
+			 struct gc_writers *w)
+{
+	const unsigned eb = c->eb, mb = c->mb;
+	const uint64_t mmask = (UINT64_C(1) << mb) - 1;
+	const int lstream = c->mode != GC_PRUNE, zt = zero_tokens(c);
+	const int runs = c->runs && zt;
+
+	while (i < stop) {
+		const uint64_t u = gt_fp_load(c->tv, c->dt, i);
+		uint64_t e;
+		unsigned l;
+
+		if (!u && runs) {
+			const size_t len = zeros_from(c, i, n);
+
+			if (len >= GT_HUFF_RUN_MIN) {
+				put_run(c, &w->cw, len);
+				i += len;
+				continue;
+			}
+		}
+		e = c->enc[sym_of(u, eb, mb, zt)];
+		gt_bitw_put(&w->cw, (uint32_t)e, (unsigned)(e >> 32) & 0xff);
+		gt_bitw_flush(&w->cw);
+		if (e >> 40 & 1) {
+			l = c->lv[i];
+			if (lstream) {
+				gt_bitw_put(&w->lw, l, 2);
+				gt_bitw_flush(&w->lw);
+			}
+			gt_bitw_put(&w->mw, ((u >> (eb + mb)) << mb | (u & mmask)) >> c->lev[l],
+				    1 + mb - c->lev[l]);
+			gt_bitw_flush(&w->mw);
+		}
+		i++;
+	}
+	return i;
+}
+
+/* A writer in registers: put @len <= 56 bits and flush; 8 bytes of room. */
+struct gc_fw {
+	uint64_t acc;
+	unsigned nb;
+	unsigned char *ptr;
+};
+
+static inline void fw_put(struct gc_fw *w, uint64_t v, unsigned len)
+{
+	const unsigned nb = w->nb + len;
+	const uint64_t acc = w->acc | v << w->nb;
+
+	memcpy(w->ptr, &acc, 8);
+	w->ptr += nb >> 3;
+	w->acc = acc >> (nb & ~7u); /* nb <= 63 */
+	w->nb = nb & 7;
+}
+
+static void fw_load(struct gc_fw *f, const struct gt_bitw *w)
+{
+	f->acc = w->acc;
+	f->nb = w->nb;
+	f->ptr = w->ptr;
+}
+
+static void fw_store(const struct gc_fw *f, struct gt_bitw *w)
+{
+	w->acc = f->acc;
+	w->nb = f->nb;
+	w->ptr = f->ptr;
+}
+
+/*
+ * The f32 hot loop, while every stream has 16 bytes of room and no run
+ * may start within the next 8 values: codes, levels and words straight
+ * from tables.  Returns where it stopped; the generic loop goes on.
+ */
+static size_t enc_f32(const struct gc_ctx *c, size_t i, size_t n,
+		      struct gc_writers *w)
+{
+	const uint64_t *const enc = c->enc;
+	const uint8_t *const lv = c->lv;
+	const unsigned char *const tv = c->tv;
+	const uint32_t zt = (uint32_t)zero_tokens(c);
+	const int lstream = c->mode != GC_PRUNE, runs = c->runs && zt;
+	unsigned sh[4], wd[4];
+	struct gc_fw cw, mw, lw;
+
+	for (int l = 0; l < 4; l++) {
+		sh[l] = c->lev[l];
+		wd[l] = 24 - c->lev[l];
+	}
+	fw_load(&cw, &w->cw);
+	fw_load(&mw, &w->mw);
+	fw_load(&lw, &w->lw);
+	while (n - i >= 8 && w->cw.end - cw.ptr >= 16 && w->mw.end - mw.ptr >= 16 &&
+	       w->lw.end - lw.ptr >= 16) {
+		uint64_t a, b;
+
+		/* a run starting at i..i+3 covers i+4..i+7 */
+		memcpy(&a, tv + 4 * i + 16, 8);
+		memcpy(&b, tv + 4 * i + 24, 8);
+		if (runs && !(a | b))
+			break;
+		for (unsigned k = 0; k < 4; k++) {
+			uint32_t u;
+			uint64_t e;
+			unsigned l;
+
+			memcpy(&u, tv + 4 * (i + k), 4);
+			e = enc[(zt && !(u << 1)) ? 256 + (u >> 31) : u >> 23 & 0xff];
+			fw_put(&cw, (uint32_t)e, (unsigned)(e >> 32) & 0xff);
+			if (e >> 40 & 1) {
+				l = lv[i + k];
+				if (lstream)
+					fw_put(&lw, l, 2);
+				fw_put(&mw, ((u >> 31) << 23 | (u & 0x7fffffu)) >> sh[l], wd[l]);
+			}
+		}
+		i += 4;
+	}
+	fw_store(&cw, &w->cw);
+	fw_store(&mw, &w->mw);
+	fw_store(&lw, &w->lw);
+	return i;
+}
+
+static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
+			const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
+			size_t *dst_len_ret)
+{
+	unsigned char *const out = dst;
+	unsigned char hdr[4 * GC_VARINT_MAX];
+	uint64_t cnt[4], mc, mbits = 0;
+	size_t hlen = 0, lbytes, mbytes, len;
+	struct gc_writers w;
+
+	if (!c->ready)
+		return GT_ERR(INVAL);
+	GT_TRY(scratch(c, n ? n : 1));
+	GT_TRY(choose(c, src, n, aux));
+	GT_TRY(count_levels(c, n, cnt));
+	mc = cnt[0] + cnt[1] + cnt[2] + cnt[3];
+	for (int l = 0; l < 4; l++) {
+		if (l == 0 || c->mode != GC_PRUNE)
+			hlen += (size_t)put_varint(hdr + hlen, cnt[l]);
+		mbits += cnt[l] * (1 + c->mb - c->lev[l]);
+	}
+	lbytes = c->mode == GC_PRUNE ? 0 : (size_t)(mc + 3) / 4;
+	mbytes = (size_t)((mbits + 7) / 8);
+	if (hlen > dst_cap || lbytes > dst_cap - hlen || mbytes > dst_cap - hlen - lbytes)
+		return GT_ERR(DST_TOO_SMALL);
+	memcpy(out, hdr, hlen);
+	gt_bitw_init(&w.lw, out + hlen, lbytes);
+	gt_bitw_init(&w.mw, out + hlen + lbytes, mbytes);
+	gt_bitw_init(&w.cw, out + hlen + lbytes + mbytes, dst_cap - hlen - lbytes - mbytes);
+	for (size_t i = 0; i < n;) {
+		if (c->dt == GT_DT_F32) {
+			i = enc_f32(c, i, n, &w);
+			if (i < n)
+				i = enc_values(c, i, i + 1, n, &w);
+		} else {
+			i = enc_values(c, i, n, n, &w);
+		}
+	}
+	if (gt_bitw_close(&w.lw, &len) < 0 || len != lbytes ||
+	    gt_bitw_close(&w.mw, &len) < 0 || len != mbytes)
+		return GT_ERR(INVAL); /* cannot happen: counted above */
+	GT_TRY(gt_bitw_close(&w.cw, &len));
+	*dst_len_ret = hlen + lbytes + mbytes + len;
+	return 0;
+}
+
+static int gc_needs_aux(const struct gt_codec_ctx *ctx)
+{
+	const enum gc_mode m = gcc(ctx)->mode;
+
+	return m == GC_FULL || m == GC_MULTI || m == GC_EXACT;
+}
+
+static int gc_encode_aux(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			 const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
+			 size_t *dst_len_ret)
+{
+	struct gc_ctx *c = gc(ctx);
+
+	*dst_len_ret = 0;
+	if (gc_needs_aux(ctx) && (!aux || !c->optim || (n && !aux->param)))
+		return GT_ERR(INVAL);
+	return encode_chunk(c, src, n, aux, dst, dst_cap, dst_len_ret);
+}
+
+static int gc_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
+		     void *dst, size_t dst_cap, size_t *dst_len_ret)
+{
+	return gc_encode_aux(ctx, src, n, NULL, dst, dst_cap, dst_len_ret);
+}
+
+/* ---- decoding ----------------------------------------------------------- */
+
+static int get_varint(const unsigned char **p, const unsigned char *end,
+		      uint64_t *v_ret)
+{
+	uint64_t v = 0;
+
+	for (unsigned k = 0; k < GC_VARINT_MAX; k++) {
+		if (*p == end)
+			return GT_ERR(TRUNCATED);
+		v |= (uint64_t)(**p & 0x7f) << (7 * k);
+		if (!(*(*p)++ & 0x80)) {
+			*v_ret = v;
+			return 0;
+		}
+	}
+	return GT_ERR(CORRUPT);
+}
+
+/* The chunk header: counts per level, checked against @n. */
+static int get_header(const struct gc_ctx *c, const unsigned char **p,
+		      const unsigned char *end, size_t n, uint64_t *cnt)
+{
+	uint64_t mc = 0;
+
+	cnt[1] = cnt[2] = cnt[3] = 0;
+	for (int l = 0; l < (c->mode == GC_PRUNE ? 1 : 4); l++) {
+		GT_TRY(get_varint(p, end, &cnt[l]));
+		if (cnt[l] > n || mc + cnt[l] > n)
+			return GT_ERR(CORRUPT);
+		mc += cnt[l];
+	}
+	return 0;
+}
+
+/* The run length after a RUN code; 0 when it is corrupt. */
+static uint64_t get_run(struct gt_bitr *r)
+{
+	unsigned k = 0, z;
+	uint64_t v;
+
+	for (;;) {
+		gt_bitr_refill(r);
+		z = r->acc ? (unsigned)__builtin_ctzll(r->acc) : 64;
+		if (z < 32)
+			break;
+		gt_bitr_consume(r, 32);
+		k += 32;
+		if (k > 63 || gt_bitr_left(r) < 0)
+			return 0;
+	}
+	k += z;
+	if (k > 63)
+		return 0;
+	gt_bitr_consume(r, z + 1);
+	v = gt_bitr_get(r, k < 32 ? k : 32);
+	if (k > 32)
+		v |= gt_bitr_get(r, k - 32) << 32;
+	v |= UINT64_C(1) << k;
+	if (v > UINT64_MAX - GT_HUFF_RUN_MIN)
+		return 0;
+	return v + GT_HUFF_RUN_MIN - 1;
+}
+
+struct gc_readers {
+	struct gt_bitr lr, mr, cr;
+	uint64_t left[4]; /* carriers still to come per level */
+};
+
+/* A carrier with exponent field @x: its level and word. */
+static inline int dec_carrier(const struct gc_ctx *c, struct gc_readers *r,
+			      int lstream, unsigned x, uint64_t *v_ret)
+{
+	const unsigned eb = c->eb, mb = c->mb;
+	const unsigned l = lstream ? (unsigned)gt_bitr_get(&r->lr, 2) : 0;
+	uint64_t w;
+
+	if (!r->left[l]--)
+		return GT_ERR(CORRUPT);
+	w = gt_bitr_get(&r->mr, 1 + mb - c->lev[l]) << c->lev[l];
+	*v_ret = (w >> mb) << (eb + mb) | (uint64_t)x << mb |
+		 (w & ((UINT64_C(1) << mb) - 1));
+	return 0;
+}
+
+/* The tokens that start before @stop, from value *@i_ret on (any dtype:
+ * the reference loop, and the f32 path's runs, escapes and tail). */
+static int dec_values(const struct gc_ctx *c, struct gc_readers *r,
+		      unsigned char *dst, size_t stop, size_t n, size_t *i_ret)
+{
+	const unsigned eb = c->eb, mb = c->mb;
+	const int lstream = c->mode != GC_PRUNE;
+	size_t i = *i_ret;
+
+	while (i < stop) {
+		unsigned e, s;
+		uint64_t v = 0;
+
+		gt_bitr_refill(&r->cr);
+		e = c->lut[gt_bitr_peek(&r->cr, c->table.maxlen)];
+		if (!GT_HUFF_LUT_LEN(e))
+			return GT_ERR(CORRUPT);
+		gt_bitr_consume(&r->cr, GT_HUFF_LUT_LEN(e));
+		s = GT_HUFF_LUT_SYM(e);
+		if (s < (1u << eb)) {
+			GT_TRY(dec_carrier(c, r, lstream, s, &v));
+		} else if (s == GT_HUFF_ESC(eb)) {
+			GT_TRY(dec_carrier(c, r, lstream,
+					   (unsigned)gt_bitr_get(&r->cr, eb), &v));
+		} else if (s == GT_HUFF_RUN(eb)) {
+			const uint64_t len = get_run(&r->cr);
+
+			if (!len || len > n - i)
+				return GT_ERR(CORRUPT);
+			memset(dst + i * c->width, 0, (size_t)len * c->width);
+			i += (size_t)len;
+			continue;
+		} else {
+			v = (uint64_t)(s == GT_HUFF_NZERO(eb)) << (eb + mb);
+		}
+		gt_fp_store(dst, c->dt, i++, v);
+	}
+	*i_ret = i;
+	return 0;
+}
+
+/*
+ * The f32 hot loop, while every stream has 8 bytes left (so refills take
+ * the fast path): exponent, ZERO and NZERO tokens; it stops at any other
+ * token for dec_values().  Carriers per level are counted and checked
+ * against the header once.
+ */
+static int dec_f32(const struct gc_ctx *c, struct gc_readers *r,
+		   unsigned char *dst, size_t n, size_t *i_ret)
+{
+	struct gt_bitr cr = r->cr, mr = r->mr, lr = r->lr;
+	const uint16_t *const lut = c->lut;
+	const unsigned ml = c->table.maxlen;
+	const int lstream = c->mode != GC_PRUNE;
+	unsigned sh[4], wd[4];
+	size_t i = *i_ret, k[4] = { 0, 0, 0, 0 };
+
+	for (int l = 0; l < 4; l++) {
+		sh[l] = c->lev[l];
+		wd[l] = 24 - c->lev[l];
+	}
+	while (i < n && cr.end - cr.ptr >= 8 && mr.end - mr.ptr >= 8 &&
+	       (!lstream || lr.end - lr.ptr >= 8)) {
+		unsigned e, s, l = 0;
+		uint32_t v, w;
+
+		gt_bitr_refill(&cr);
+		e = lut[gt_bitr_peek(&cr, ml)];
+		s = GT_HUFF_LUT_SYM(e);
+		if (!GT_HUFF_LUT_LEN(e) || s > GT_HUFF_NZERO(8))
+			break;
+		gt_bitr_consume(&cr, GT_HUFF_LUT_LEN(e));
+		if (s < 256) {
+			if (lstream) {
+				if (lr.nb < 2)
+					gt_bitr_refill(&lr);
+				l = (unsigned)lr.acc & 3;
+				gt_bitr_consume(&lr, 2);
+			}
+			if (mr.nb < 24)
+				gt_bitr_refill(&mr);
+			w = (uint32_t)gt_bitr_peek(&mr, wd[l]) << sh[l];
+			gt_bitr_consume(&mr, wd[l]);
+			k[l]++;
+			v = (w >> 23) << 31 | s << 23 | (w & 0x7fffffu);
+		} else {
+			v = (uint32_t)(s - 256) << 31;
+		}
+		memcpy(dst + 4 * i++, &v, 4);
+	}
+	r->cr = cr;
+	r->mr = mr;
+	r->lr = lr;
+	*i_ret = i;
+	for (int q = 0; q < 4; q++) {
+		if (k[q] > r->left[q])
+			return GT_ERR(CORRUPT);
+		r->left[q] -= k[q];
+	}
+	return 0;
+}
+
+/* The three streams of a chunk after its header. */
+static int open_streams(const struct gc_ctx *c, const unsigned char *p,
+			const unsigned char *end, const uint64_t *cnt,
+			struct gc_readers *r)
+{
+	const uint64_t mc = cnt[0] + cnt[1] + cnt[2] + cnt[3];
+	uint64_t lbytes, mbits = 0, mbytes;
+
+	for (int l = 0; l < 4; l++) {
+		mbits += cnt[l] * (1 + c->mb - c->lev[l]);
+		r->left[l] = cnt[l];
+	}
+	lbytes = c->mode == GC_PRUNE ? 0 : (mc + 3) / 4;
+	mbytes = (mbits + 7) / 8;
+	if (lbytes > (uint64_t)(end - p) || mbytes > (uint64_t)(end - p) - lbytes)
+		return GT_ERR(TRUNCATED);
+	gt_bitr_init(&r->lr, p, (size_t)lbytes);
+	gt_bitr_init(&r->mr, p + lbytes, (size_t)mbytes);
+	gt_bitr_init(&r->cr, p + lbytes + mbytes, (size_t)(end - p - lbytes - mbytes));
+	return 0;
+}
+
+static int gc_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
+		     void *dst, size_t n)
+{
+	struct gc_ctx *c = gc(ctx);
+	const unsigned char *p = src, *const end = p + src_len;
+	struct gc_readers r;
+	uint64_t cnt[4];
+	int rc = 0, rc2, rc3;
+
+	if (!c->ready)
+		return GT_ERR(INVAL);
+	if (!c->dec_ready) {
+		GT_TRY(gt_huff_lut(&c->table, c->lut, GT_HUFF_LUT_MAX));
+		c->dec_ready = 1;
+	}
+	GT_TRY(get_header(c, &p, end, n, cnt));
+	GT_TRY(open_streams(c, p, end, cnt, &r));
+	for (size_t i = 0; rc == 0 && i < n;) {
+		if (c->dt == GT_DT_F32) {
+			rc = dec_f32(c, &r, dst, n, &i);
+			if (rc == 0 && i < n)
+				rc = dec_values(c, &r, dst, i + 1, n, &i);
+		} else {
+			rc = dec_values(c, &r, dst, n, n, &i);
+		}
+	}
+	if (rc < 0)
+		return gt_bitr_left(&r.cr) < 0 || gt_bitr_left(&r.mr) < 0 ||
+		       gt_bitr_left(&r.lr) < 0 ? GT_ERR(TRUNCATED) : rc;
+	rc = gt_bitr_finish(&r.cr);
+	rc2 = gt_bitr_finish(&r.mr);
+	rc3 = gt_bitr_finish(&r.lr);
+	if (rc < 0)
+		return rc;
+	if (rc2 < 0 || rc3 < 0 || r.left[0] || r.left[1] || r.left[2] || r.left[3])
+		return GT_ERR(CORRUPT);
+	return 0;
+}
+
+static int gc_chunk_stats(struct gt_codec_ctx *ctx, const void *src,
+			  size_t src_len, size_t n, uint64_t *counts)
+{
+	const struct gc_ctx *c = gc(ctx);
+	const unsigned char *p = src;
+	uint64_t cnt[4];
+
+	GT_TRY(get_header(c, &p, p + src_len, n, cnt));
+	for (int l = 0; l < 4; l++)
+		counts[l] += cnt[l];
+	counts[4] += n - (cnt[0] + cnt[1] + cnt[2] + cnt[3]);
+	return 0;
+}
+
+static const char *const gc_stat_names[] = { "level0", "level1", "level2", "level3",
+					     "pruned", NULL };
+
+const struct gt_codec gt_codec_gcomp = {
+	.name = "gcomp",
+	.id = 4,
+	.flags = GT_CODEC_NEEDS_OPTIM | GT_CODEC_TABLE,
+	.help = "levels=A,B,C,D  mantissa bits dropped at levels 0-3, increasing\n"
+		"                (default f32 0,6,12,18; bf16 0,2,4,6; f16 0,3,5,8; f64 0,16,32,47)\n"
+		"margin=N    level l needs |delta| > 2^(levels[l] + N), -64-64 (default 0)\n"
+		"mode=M      full, single-quant, multi-quant, zero-prune or exact (default full)\n"
+		"maxlen=N    longest Huffman code n_theta, 1-15 (default 12)\n"
+		"method=M    table builder: best, gcomp or pm (default best)\n",
+	.ctx_new = gc_new,
+	.ctx_free = gc_free,
+	.canon = gc_canon,
+	.bound = gc_bound,
+	.block_begin = gc_block_begin,
+	.block_load = gc_block_load,
+	.encode = gc_encode,
+	.decode = gc_decode,
+	.encode_aux = gc_encode_aux,
+	.needs_aux = gc_needs_aux,
+	.stat_names = gc_stat_names,
+	.chunk_stats = gc_chunk_stats,
+};

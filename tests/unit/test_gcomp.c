@@ -1,0 +1,715 @@
+/* test_gcomp.c - the gcomp codec: levels by δ, pruning, exact mode, traces */
+#include <math.h>
+
+#include "check.h"
+#include "../../lib/gtool.h"
+#include "../../formats/gt_source.h"
+#include "../../formats/gt_trace.h"
+#include "../../lib/banned.h"
+
+#define CHUNK 4096
+#define NMODES 5
+
+static const char *const modes[NMODES] = { "full", "single-quant", "multi-quant",
+					   "zero-prune", "exact" };
+enum { M_FULL, M_SINGLE, M_MULTI, M_PRUNE, M_EXACT };
+static const unsigned lev32[4] = { 0, 6, 12, 18 };
+
+static struct gt_codec_ctx *make(enum gt_dtype dt, const char *opts,
+				 const struct gt_optim *o)
+{
+	struct gt_codec_params p = { dt, opts, NULL, 0, o };
+	struct gt_codec_ctx *ctx = NULL;
+	struct gt_diag d = { "" };
+
+	CHECK_RC(gt_codec_new(gt_codec_find("gcomp"), &p, &ctx, &d), 0);
+	return ctx;
+}
+
+/* A coded tensor: chunks back to back, their lengths, the block meta. */
+struct coded {
+	unsigned char meta[GT_CODEC_META_MAX];
+	size_t mlen, total;
+	uint64_t stats[GT_CODEC_STATS_MAX];
+};
+
+/*
+ * Code @n values of @src (aux @aux, may be NULL) with @enc in chunks of
+ * CHUNK, decode each with @dec (no optimizer) from an exact-size copy into
+ * an exact-size buffer, and put the values into @out.  Returns the rc of
+ * the first failing encode.
+ */
+static int code_all(struct gt_codec_ctx *enc, struct gt_codec_ctx *dec,
+		    enum gt_dtype dt, const void *src, size_t n,
+		    const struct gt_codec_aux *aux, void *out, struct coded *cd)
+{
+	const size_t w = gt_dtype_size(dt);
+	int rc = 0;
+
+	memset(cd->stats, 0, sizeof(cd->stats));
+	cd->total = 0;
+	CHECK_RC(gt_codec_block_begin(enc, src, n, cd->meta, sizeof(cd->meta), &cd->mlen), 0);
+	CHECK_RC(gt_codec_block_load(dec, cd->meta, cd->mlen), 0);
+	cd->total = cd->mlen;
+	for (size_t i = 0; i == 0 || i < n; i += CHUNK) {
+		const size_t k = n - i < CHUNK ? n - i : CHUNK;
+		const size_t bound = gt_codec_bound(enc, k);
+		unsigned char *dst = malloc(bound), *exact, *back;
+		struct gt_codec_aux a = { NULL, { NULL, NULL } };
+		size_t len = 0;
+
+		if (aux) {
+			a.param = aux->param ? aux->param + i : NULL;
+			a.state[0] = aux->state[0] ? aux->state[0] + i : NULL;
+			a.state[1] = aux->state[1] ? aux->state[1] + i : NULL;
+		}
+		rc = gt_codec_encode_aux(enc, (const unsigned char *)src + i * w, k,
+					 aux ? &a : NULL, dst, bound, &len);
+		if (rc < 0) {
+			free(dst);
+			return rc;
+		}
+		CHECK(len <= bound);
+		exact = malloc(len ? len : 1);
+		back = malloc(k ? k * w : 1);
+		memcpy(exact, dst, len);
+		CHECK_RC(gt_codec_decode(dec, exact, len, back, k), 0);
+		memcpy((unsigned char *)out + i * w, back, k * w);
+		CHECK_RC(gt_codec_chunk_stats(dec, exact, len, k, cd->stats), 0);
+		cd->total += len;
+		free(dst);
+		free(exact);
+		free(back);
+		if (n == 0)
+			break;
+	}
+	{
+		size_t ns = 0;
+		uint64_t sum = 0;
+
+		gt_codec_stat_names(gt_codec_of(dec), &ns);
+		for (size_t s = 0; s < ns; s++)
+			sum += cd->stats[s];
+		CHECK(ns == 0 || sum == n);
+	}
+	return 0;
+}
+
+static uint64_t trunc_bits(uint64_t u, unsigned k)
+{
+	return u & ~((UINT64_C(1) << k) - 1);
+}
+
+/* Decoded @v of @u: Inf/NaN and ±0 exact, subnormals pruned (@prune: 1
+ * always, 2 allowed) or kept, others truncated at one of @lev.  Returns the
+ * level, 4 for pruned, -1 when wrong. */
+static int value_level(uint64_t u, uint64_t v, enum gt_dtype dt,
+		       const unsigned *lev, int prune)
+{
+	const unsigned eb = gt_dtype_exp_bits(dt), mb = gt_dtype_man_bits(dt);
+	const uint64_t smask = UINT64_C(1) << (eb + mb);
+	const unsigned e = gt_fp_exp(u, dt);
+
+	if (e == (1u << eb) - 1)
+		return u == v ? 0 : -1;
+	if (!(u & (smask - 1)))
+		return u == v ? 3 : -1;
+	if (!e && prune && v == (u & smask))
+		return 4;
+	if (!e && prune == 1)
+		return -1;
+	for (int l = 3; l >= 0; l--)
+		if (v == trunc_bits(u, lev[l]))
+			return l;
+	return -1;
+}
+
+/* ---- traces ------------------------------------------------------------- */
+
+static float *read_all(struct gt_source *s, size_t idx, size_t *n_ret)
+{
+	const struct gt_tensor_info *t = gt_source_info(s, idx);
+	struct gt_diag d = { "" };
+	size_t n, got = 0;
+	float *v;
+
+	if (!t || t->dtype != GT_DT_F32)
+		return NULL;
+	n = (size_t)t->count;
+	v = malloc((n ? n : 1) * sizeof(*v));
+	CHECK_RC(gt_source_read(s, idx, 0, n, v, &got, &d), 0);
+	CHECK(got == n);
+	*n_ret = n;
+	return v;
+}
+
+static float *load(struct gt_source *s, const struct gt_trace *tr, size_t step,
+		   enum gt_role role, const char *buf, const char *name, size_t n)
+{
+	struct gt_diag d = { "" };
+	size_t idx, got = 0;
+	float *v;
+
+	if (gt_trace_find(tr, step, role, buf, name, &idx, &d) < 0)
+		return NULL;
+	v = read_all(s, idx, &got);
+	if (v && got != n) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+struct tally {
+	uint64_t bytes[NMODES], hx, orig, values, same_full, same_multi;
+	uint64_t stats[GT_CODEC_STATS_MAX];
+};
+
+/* Check (c) of full/multi-quant: the level δ allows, per value. */
+static void check_levels(const struct gt_optim *o, const float *g, const float *dec,
+			 const struct gt_codec_aux *aux, size_t n, int mode)
+{
+	double *delta = malloc((n ? n : 1) * sizeof(*delta));
+	size_t bad = 0;
+
+	CHECK_RC(gt_optim_delta(o, n, g, aux->param, aux->state[0], aux->state[1],
+				delta), 0);
+	for (size_t i = 0; i < n; i++) {
+		const uint32_t u = gt_f32_bits(g[i]), v = gt_f32_bits(dec[i]);
+		const unsigned e = u >> 23 & 0xff;
+		const double a = fabs(delta[i]);
+		int l = 0;
+		uint32_t want;
+
+		for (int k = 1; k < 4; k++)
+			if (a > ldexp(1.0, (int)lev32[k]))
+				l = k;
+		if (e == 255 || isnan(delta[i]))
+			l = 0;
+		want = (uint32_t)trunc_bits(u, lev32[l]);
+		if (!(u << 1))
+			want = u;
+		else if (!e)
+			want = mode == M_FULL ? u & 0x80000000u : u;
+		bad += v != want;
+	}
+	CHECK(bad == 0);
+	free(delta);
+}
+
+/* One gradient: every mode, checks (a)-(c), sizes, fidelity. */
+static void code_tensor(struct gt_source *s, const struct gt_trace *tr, size_t k,
+			size_t gidx, struct tally *t)
+{
+	const struct gt_trace_step *st = gt_trace_step(tr, k);
+	const char *name = gt_trace_param_name(gt_source_info(s, gidx)->name);
+	const int ns = gt_optim_nstates(st->optim.kind);
+	float *state[2] = { NULL, NULL }, *g, *p, *dec, *th, *th2;
+	struct gt_codec_aux aux;
+	size_t n = 0;
+
+	g = read_all(s, gidx, &n);
+	p = load(s, tr, k, GT_ROLE_PARAM, NULL, name, n);
+	for (int i = 0; i < ns; i++)
+		state[i] = load(s, tr, k, GT_ROLE_STATE,
+				gt_optim_state_name(st->optim.kind, i), name, n);
+	CHECK(g && p);
+	if (!g || !p)
+		goto out;
+	aux.param = p;
+	aux.state[0] = state[0];
+	aux.state[1] = state[1];
+	dec = malloc((n ? n : 1) * sizeof(float));
+	th = malloc((n ? n : 1) * sizeof(float));
+	th2 = malloc((n ? n : 1) * sizeof(float));
+	CHECK_RC(gt_optim_step(&st->optim, n, g, p, state[0], state[1], th, NULL, NULL), 0);
+	for (int m = 0; m < NMODES; m++) {
+		char opts[64];
+		struct gt_codec_ctx *enc, *dc;
+		struct coded cd;
+		size_t bad = 0;
+
+		snprintf(opts, sizeof(opts), "mode=%s", modes[m]);
+		enc = make(GT_DT_F32, opts, &st->optim);
+		dc = make(GT_DT_F32, opts, NULL);
+		CHECK_RC(code_all(enc, dc, GT_DT_F32, g, n, &aux, dec, &cd), 0);
+		t->bytes[m] += cd.total;
+		for (size_t i = 0; i < n; i++)
+			bad += value_level(gt_f32_bits(g[i]), gt_f32_bits(dec[i]), GT_DT_F32,
+					   m == M_PRUNE ? (const unsigned[4]){ 0, 0, 0, 0 } : lev32,
+					   m == M_FULL || m == M_PRUNE ? 1 : m == M_EXACT ? 2 : 0) < 0;
+		CHECK(bad == 0);
+		if (m == M_SINGLE || m == M_PRUNE)
+			for (size_t i = 0; i < n; i++)
+				CHECK(gt_f32_bits(dec[i]) ==
+				      (m == M_PRUNE ? (gt_f32_bits(g[i]) & 0x7f800000u ? gt_f32_bits(g[i])
+							: gt_f32_bits(g[i]) & 0x80000000u)
+						    : (gt_f32_bits(g[i]) >> 23 & 0xff) == 255 ? gt_f32_bits(g[i])
+						    : (uint32_t)trunc_bits(gt_f32_bits(g[i]), 18)));
+		if (m == M_FULL || m == M_MULTI || m == M_EXACT) {
+			uint64_t same = 0;
+
+			CHECK_RC(gt_optim_step(&st->optim, n, dec, p, state[0], state[1], th2,
+					       NULL, NULL), 0);
+			CHECK_RC(gt_optim_compare(n, th, th2, &same, NULL, NULL), 0);
+			if (m == M_EXACT)
+				CHECK(same == n && !memcmp(th, th2, n * sizeof(float)));
+			else if (m == M_FULL)
+				t->same_full += same;
+			else
+				t->same_multi += same;
+		}
+		if (m == M_FULL || m == M_MULTI)
+			check_levels(&st->optim, g, dec, &aux, n, m);
+		if (m == M_FULL)
+			for (int i = 0; i < 5; i++)
+				t->stats[i] += cd.stats[i];
+		gt_codec_free(enc);
+		gt_codec_free(dc);
+	}
+	{
+		/* lossless huffexp on the same blocks and chunks */
+		struct gt_codec_params hp = { GT_DT_F32, "", NULL, 0, NULL };
+		struct gt_codec_ctx *h1 = NULL, *h2 = NULL;
+		struct gt_diag d;
+		struct coded cd;
+
+		CHECK_RC(gt_codec_new(gt_codec_find("huffexp"), &hp, &h1, &d), 0);
+		CHECK_RC(gt_codec_new(gt_codec_find("huffexp"), &hp, &h2, &d), 0);
+		CHECK_RC(code_all(h1, h2, GT_DT_F32, g, n, NULL, dec, &cd), 0);
+		CHECK(!memcmp(dec, g, n * sizeof(float)));
+		t->hx += cd.total;
+		gt_codec_free(h1);
+		gt_codec_free(h2);
+	}
+	t->orig += n * sizeof(float);
+	t->values += n;
+	free(dec);
+	free(th);
+	free(th2);
+out:
+	free(g);
+	free(p);
+	free(state[0]);
+	free(state[1]);
+}
+
+static void one_trace(const char *path)
+{
+	struct gt_source *s = NULL;
+	struct gt_trace *tr = NULL;
+	struct gt_diag d = { "" };
+	struct tally t;
+	double r[NMODES];
+
+	memset(&t, 0, sizeof(t));
+	CHECK_RC(gt_source_open(path, NULL, &s, &d), 0);
+	if (s)
+		CHECK_RC(gt_trace_open(s, &tr, &d), 0);
+	for (size_t k = 0; tr && k < gt_trace_nsteps(tr); k++) {
+		const struct gt_trace_step *st = gt_trace_step(tr, k);
+
+		CHECK_RC(gt_optim_check(&st->optim, st->group, &d), 0);
+		for (size_t j = 0; j < st->n_grads; j++)
+			code_tensor(s, tr, k, st->grads[j], &t);
+	}
+	CHECK(t.values > 0);
+	if (t.values) {
+		for (int m = 0; m < NMODES; m++)
+			r[m] = 100.0 * (double)t.bytes[m] / (double)t.orig;
+		printf("%-26s %-8s full %5.1f%% single %5.1f%% multi %5.1f%% prune %5.1f%% exact %5.1f%% | huffexp %5.1f%% | fidelity full %.2f%% multi %.2f%% | L0-3 %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " pruned %" PRIu64 "\n",
+		       path, gt_optim_name(gt_trace_step(tr, 0)->optim.kind), r[M_FULL],
+		       r[M_SINGLE], r[M_MULTI], r[M_PRUNE], r[M_EXACT],
+		       100.0 * (double)t.hx / (double)t.orig,
+		       100.0 * (double)t.same_full / (double)t.values,
+		       100.0 * (double)t.same_multi / (double)t.values,
+		       t.stats[0], t.stats[1], t.stats[2], t.stats[3], t.stats[4]);
+		CHECK(t.bytes[M_FULL] < t.bytes[M_MULTI]);
+		CHECK(t.bytes[M_PRUNE] <= t.hx);
+	}
+	gt_trace_free(tr);
+	gt_source_free(s);
+}
+
+static void test_traces(void)
+{
+	static const char *const paths[] = {
+		"samples/mlp_sgd.h5", "samples/cnn_adam.h5", "samples/lstm_adamw.h5",
+		"samples/mlp_nesterov.h5", "samples/mlp_adagrad.h5",
+		"samples/mlp_rmsprop.h5", "samples/mlp_sgd_plain.h5",
+	};
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		one_trace(paths[i]);
+}
+
+/* ---- hand cases ------------------------------------------------------------ */
+
+static struct gt_optim sgd(double lr)
+{
+	struct gt_optim o;
+
+	memset(&o, 0, sizeof(o));
+	o.kind = GT_OPT_SGD;
+	o.have = GT_HP_LR | GT_HP_MOMENTUM | GT_HP_DAMPENING | GT_HP_WEIGHT_DECAY;
+	o.lr = lr;
+	o.t = 1;
+	return o;
+}
+
+/* SGD θ = 1, η = 0.1: the decoded bits of each g under @opts. */
+static void hand_one(const char *opts, const uint32_t *g, const uint32_t *want, size_t n)
+{
+	const struct gt_optim o = sgd(0.1);
+	struct gt_codec_ctx *enc = make(GT_DT_F32, opts, &o), *dec = make(GT_DT_F32, opts, NULL);
+	float param[8], gf[8], out[8];
+	struct gt_codec_aux aux = { param, { NULL, NULL } };
+	struct coded cd;
+
+	for (size_t i = 0; i < n; i++) {
+		param[i] = 1.0f;
+		gf[i] = gt_f32_from_bits(g[i]);
+	}
+	CHECK_RC(code_all(enc, dec, GT_DT_F32, gf, n, &aux, out, &cd), 0);
+	for (size_t i = 0; i < n; i++) {
+		if (gt_f32_bits(out[i]) != want[i])
+			fprintf(stderr, "%s: value %zu: %08x -> %08x, want %08x\n", opts, i,
+				g[i], gt_f32_bits(out[i]), want[i]);
+		CHECK(gt_f32_bits(out[i]) == want[i]);
+	}
+	gt_codec_free(enc);
+	gt_codec_free(dec);
+}
+
+static void test_hand(void)
+{
+	/* 2^-10 with a full mantissa: δ = 1/(0.1 g) ≈ 5120 -> 2^12 < δ < 2^18:
+	 * level 2; 1.0: δ = 10 -> level 0; 2^-20: δ ≈ 1.05e7 > 2^18: level 3;
+	 * a subnormal, -0, +Inf, a NaN with payload */
+	static const uint32_t g[7] = { 0x3affffffu, 0x3f800001u, 0x35800fffu, 0x00000123u,
+				       0x80000000u, 0x7f800000u, 0x7fc00123u };
+	static const uint32_t full[7] = { 0x3afff000u, 0x3f800001u, 0x35800000u, 0,
+					  0x80000000u, 0x7f800000u, 0x7fc00123u };
+	/* margin 1: 5120 < 2^13 -> level 1 (6 bits) */
+	static const uint32_t m1[7] = { 0x3affffc0u, 0x3f800001u, 0x35800000u, 0,
+					0x80000000u, 0x7f800000u, 0x7fc00123u };
+	/* margin 4: 5120 < 2^16 but > 2^10; 2^-20 now < 2^22: level 2 */
+	static const uint32_t m4[7] = { 0x3affffc0u, 0x3f800001u, 0x35800000u, 0,
+					0x80000000u, 0x7f800000u, 0x7fc00123u };
+	static const uint32_t multi[7] = { 0x3afff000u, 0x3f800001u, 0x35800000u, 0x123u,
+					   0x80000000u, 0x7f800000u, 0x7fc00123u };
+	static const uint32_t single[7] = { 0x3afc0000u, 0x3f800000u, 0x35800000u, 0,
+					    0x80000000u, 0x7f800000u, 0x7fc00123u };
+	static const uint32_t prune[7] = { 0x3affffffu, 0x3f800001u, 0x35800fffu, 0,
+					   0x80000000u, 0x7f800000u, 0x7fc00123u };
+	static const uint32_t exact_neg[2] = { 0x80000123u, 0x80000000u };
+
+	hand_one("", g, full, 7);
+	hand_one("levels=0,6,12,18,margin=1", g, m1, 7);
+	hand_one("margin=4", g, m4, 7);
+	hand_one("mode=multi-quant", g, multi, 7);
+	hand_one("mode=single-quant", g, single, 7);
+	hand_one("mode=zero-prune", g, prune, 7);
+	/* a negative subnormal keeps its sign: -0 */
+	hand_one("", exact_neg, (const uint32_t[2]){ 0x80000000u, 0x80000000u }, 2);
+	{
+		/* δ = 10240 exactly at 2^-10: margin 1 (8192) level 2, margin 2 level 1 */
+		static const uint32_t g1[1] = { 0x3a800000u | 0x7fu };
+
+		hand_one("margin=1", g1, (const uint32_t[1]){ 0x3a800000u }, 1);
+		hand_one("margin=2", g1, (const uint32_t[1]){ 0x3a800040u }, 1);
+	}
+}
+
+/* The codec's parse of the options and canon. */
+static void test_options(void)
+{
+	static const struct {
+		const char *opts, *msg;
+	} bad[] = {
+		{ "levels=0,6,6,18", "levels" }, { "levels=0,6,12,24", "levels" },
+		{ "levels=0,6,12", "levels" }, { "levels=0,6,12,18,20", "levels" },
+		{ "levels=-1,6,12,18", "levels" }, { "mode=fast", "mode" },
+		{ "margin=x", "margin" }, { "margin=100", "margin" },
+		{ "maxlen=16", "maxlen" }, { "method=x", "method" }, { "speed=1", "speed" },
+		{ "levels=0,1,2,a", "levels" },
+	};
+	struct gt_codec_params p = { GT_DT_F32, NULL, NULL, 0, NULL };
+	struct gt_codec_ctx *ctx = NULL;
+	struct gt_diag d = { "" };
+	struct gt_optim o = sgd(0.1);
+	char buf[160];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p.opts = bad[i].opts;
+		d.msg[0] = 0;
+		CHECK_RC(gt_codec_new(gt_codec_find("gcomp"), &p, &ctx, &d), GT_ERR(INVAL));
+		CHECK(strstr(d.msg, bad[i].msg) != NULL);
+	}
+	p.opts = "levels=1,5,9,23,margin=-2,mode=exact,maxlen=11,method=pm";
+	CHECK_RC(gt_codec_new(gt_codec_find("gcomp"), &p, &ctx, &d), 0);
+	gt_codec_canon(ctx, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "levels=1,5,9,23,margin=-2,mode=exact,maxlen=11,method=pm"));
+	CHECK(gt_codec_needs_aux(ctx) == 1);
+	gt_codec_free(ctx);
+	p.opts = NULL;
+	CHECK_RC(gt_codec_new(gt_codec_find("gcomp"), &p, &ctx, &d), 0);
+	gt_codec_canon(ctx, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "levels=0,6,12,18,margin=0,mode=full,maxlen=12,method=best"));
+	gt_codec_free(ctx);
+	p.dtype = GT_DT_BF16;
+	p.opts = "mode=zero-prune";
+	CHECK_RC(gt_codec_new(gt_codec_find("gcomp"), &p, &ctx, &d), 0);
+	gt_codec_canon(ctx, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "levels=0,2,4,6,margin=0,mode=zero-prune,maxlen=12,method=best"));
+	CHECK(gt_codec_needs_aux(ctx) == 0);
+	gt_codec_free(ctx);
+	/* an invalid optimizer fails ctx_new with gt_optim_check's phrase */
+	o.lr = -1;
+	p.optim = &o;
+	p.opts = NULL;
+	CHECK(gt_codec_new(gt_codec_find("gcomp"), &p, &ctx, &d) < 0);
+	CHECK(strstr(d.msg, "lr") != NULL);
+	CHECK(gt_codec_flags(gt_codec_find("gcomp")) ==
+	      (GT_CODEC_NEEDS_OPTIM | GT_CODEC_TABLE));
+	CHECK(gt_codec_id(gt_codec_find("gcomp")) == 4);
+}
+
+/* Modes that need the context refuse to code without it. */
+static void test_needs_aux(void)
+{
+	const struct gt_optim o = sgd(0.1);
+	struct gt_codec_ctx *a = make(GT_DT_F32, "", &o), *b = make(GT_DT_F32, "", NULL);
+	struct gt_codec_ctx *c = make(GT_DT_F32, "mode=single-quant", NULL);
+	unsigned char meta[GT_CODEC_META_MAX], dst[256];
+	const float v[4] = { 1, 2, 3, 4 };
+	struct gt_codec_aux aux = { v, { NULL, NULL } };
+	size_t ml, len;
+
+	CHECK_RC(gt_codec_block_begin(a, v, 4, meta, sizeof(meta), &ml), 0);
+	CHECK_RC(gt_codec_block_begin(b, v, 4, meta, sizeof(meta), &ml), 0);
+	CHECK_RC(gt_codec_block_begin(c, v, 4, meta, sizeof(meta), &ml), 0);
+	CHECK_RC(gt_codec_encode(a, v, 4, dst, sizeof(dst), &len), GT_ERR(INVAL));
+	CHECK_RC(gt_codec_encode_aux(a, v, 4, NULL, dst, sizeof(dst), &len), GT_ERR(INVAL));
+	CHECK_RC(gt_codec_encode_aux(a, v, 4, &aux, dst, sizeof(dst), &len), 0);
+	CHECK_RC(gt_codec_encode_aux(b, v, 4, &aux, dst, sizeof(dst), &len), GT_ERR(INVAL));
+	CHECK_RC(gt_codec_encode(c, v, 4, dst, sizeof(dst), &len), 0);
+	CHECK(gt_codec_needs_aux(a) == 1 && gt_codec_needs_aux(c) == 0);
+	gt_codec_free(a);
+	gt_codec_free(b);
+	gt_codec_free(c);
+}
+
+/* Random bits with zeros, subnormals, Inf/NaN; a param array near 1. */
+static void fill(void *buf, enum gt_dtype dt, size_t n, float *param)
+{
+	const unsigned eb = gt_dtype_exp_bits(dt), mb = gt_dtype_man_bits(dt);
+	const unsigned bias = (1u << (eb - 1)) - 1;
+
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t r = check_rand();
+		const uint64_t man = (r >> 8) & ((UINT64_C(1) << mb) - 1);
+		unsigned e = bias - 3 - (unsigned)(r % 10);
+		uint64_t v;
+
+		if (e >= (1u << eb) - 1 || e > bias)
+			e = 1;
+		v = gt_fp_make((unsigned)(r >> 63), e, man, dt);
+		switch ((r >> 4) % 16) {
+		case 0: v = 0; break;
+		case 1: v = gt_fp_make((unsigned)(r >> 63), 0, 0, dt); break;
+		case 2: v = gt_fp_make((unsigned)(r >> 63), 0, man | 1, dt); break;
+		case 3: v = gt_fp_make((unsigned)(r >> 63), (1u << eb) - 1, (r >> 5) & 1 ? man : 0, dt); break;
+		default: break;
+		}
+		gt_fp_store(buf, dt, i, v);
+		param[i] = (float)(0.5 + (double)(r >> 40 & 0xffff) / 65536.0);
+		if ((r >> 20) % 5 == 0)
+			param[i] *= 1e-4f;
+	}
+	for (size_t i = n / 2; i < n / 2 + n / 16; i++)
+		gt_fp_store(buf, dt, i, 0);
+}
+
+/* Every dtype and mode at lengths 0, 1, odd, 65537: values as the mode says. */
+static void test_roundtrips(void)
+{
+	static const enum gt_dtype dts[] = { GT_DT_F32, GT_DT_F16, GT_DT_BF16, GT_DT_F64 };
+	static const size_t lens[] = { 0, 1, 7, 999, 65537 };
+	const struct gt_optim o = sgd(0.01);
+
+	for (size_t di = 0; di < 4; di++) {
+		const enum gt_dtype dt = dts[di];
+		const size_t w = gt_dtype_size(dt);
+		unsigned lev[4];
+
+		for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+			const size_t n = lens[li];
+			unsigned char *src = malloc(n * w + 1), *out = malloc(n * w + 1);
+			float *param = malloc(n * sizeof(float) + 4);
+			struct gt_codec_aux aux = { param, { NULL, NULL } };
+
+			fill(src, dt, n, param);
+			for (int m = 0; m < NMODES; m++) {
+				char opts[64], canon[128];
+				struct gt_codec_ctx *enc, *dec;
+				struct coded cd;
+				size_t bad = 0;
+
+				snprintf(opts, sizeof(opts), "mode=%s", modes[m]);
+				enc = make(dt, opts, &o);
+				dec = make(dt, opts, NULL);
+				gt_codec_canon(enc, canon, sizeof(canon));
+				CHECK(sscanf(canon, "levels=%u,%u,%u,%u", &lev[0], &lev[1],
+					     &lev[2], &lev[3]) == 4);
+				if (m == M_PRUNE)
+					lev[1] = lev[2] = lev[3] = 0;
+				CHECK_RC(code_all(enc, dec, dt, src, n, &aux, out, &cd), 0);
+				for (size_t i = 0; i < n; i++)
+					bad += value_level(gt_fp_load(src, dt, i), gt_fp_load(out, dt, i),
+							   dt, lev, m == M_FULL || m == M_PRUNE ? 1 :
+							   m == M_EXACT ? 2 : 0) < 0;
+				if (bad)
+					fprintf(stderr, "%s %s n=%zu: %zu wrong\n", gt_dtype_name(dt),
+						modes[m], n, bad);
+				CHECK(bad == 0);
+				gt_codec_free(enc);
+				gt_codec_free(dec);
+			}
+			free(src);
+			free(out);
+			free(param);
+		}
+	}
+}
+
+/* A coded f32 chunk for the hostile tests. */
+static size_t coded_chunk(const char *opts, struct gt_codec_ctx **dec_ret,
+			  unsigned char *dst, size_t cap, size_t n)
+{
+	const struct gt_optim o = sgd(0.01);
+	struct gt_codec_ctx *enc = make(GT_DT_F32, opts, &o);
+	unsigned char meta[GT_CODEC_META_MAX];
+	float *src = malloc(n * 4), *param = malloc(n * 4);
+	struct gt_codec_aux aux = { param, { NULL, NULL } };
+	size_t ml = 0, len = 0;
+
+	fill(src, GT_DT_F32, n, param);
+	*dec_ret = make(GT_DT_F32, opts, NULL);
+	CHECK_RC(gt_codec_block_begin(enc, src, n, meta, sizeof(meta), &ml), 0);
+	CHECK_RC(gt_codec_block_load(*dec_ret, meta, ml), 0);
+	CHECK_RC(gt_codec_encode_aux(enc, src, n, &aux, dst, cap, &len), 0);
+	/* every smaller capacity is DST_TOO_SMALL */
+	for (size_t c = 0; c < len; c += 1 + c / 16) {
+		size_t l2;
+
+		CHECK_RC(gt_codec_encode_aux(enc, src, n, &aux, dst, c, &l2),
+			 GT_ERR(DST_TOO_SMALL));
+	}
+	CHECK_RC(gt_codec_encode_aux(enc, src, n, &aux, dst, cap, &len), 0);
+	gt_codec_free(enc);
+	free(src);
+	free(param);
+	return len;
+}
+
+static void test_hostile(void)
+{
+	for (int m = 0; m < NMODES; m++) {
+		char opts[64];
+		const size_t n = 3000;
+		unsigned char *dst = malloc(20000), *cut;
+		float *out = malloc(n * 4);
+		struct gt_codec_ctx *dec = NULL;
+		size_t len;
+		int rc;
+
+		snprintf(opts, sizeof(opts), "mode=%s", modes[m]);
+		len = coded_chunk(opts, &dec, dst, 20000, n);
+		CHECK(len > 0);
+		CHECK_RC(gt_codec_decode(dec, dst, len, out, n), 0);
+		/* every truncation fails; exact-size copies */
+		for (size_t l = 0; l < len; l++) {
+			cut = malloc(l ? l : 1);
+			memcpy(cut, dst, l);
+			rc = gt_codec_decode(dec, cut, l, out, n);
+			CHECK(rc == GT_ERR(TRUNCATED) || rc == GT_ERR(CORRUPT));
+			free(cut);
+		}
+		/* the wrong count, bytes left over */
+		CHECK(gt_codec_decode(dec, dst, len, out, n - 1) < 0);
+		CHECK(gt_codec_decode(dec, dst, len, out, 2) < 0);
+		/* flipped bytes: no crash, no write past n values */
+		for (int k = 0; k < 300; k++) {
+			const uint64_t r = check_rand();
+
+			cut = malloc(len);
+			memcpy(cut, dst, len);
+			cut[r % len] ^= (unsigned char)(1u << (r >> 32) % 8);
+			if ((r >> 40) % 3 == 0)
+				cut[(r >> 8) % len] = (unsigned char)(r >> 48);
+			rc = gt_codec_decode(dec, cut, len, out, n);
+			CHECK(rc == 0 || rc == GT_ERR(TRUNCATED) || rc == GT_ERR(CORRUPT));
+			free(cut);
+		}
+		gt_codec_free(dec);
+		free(dst);
+		free(out);
+	}
+}
+
+/* bound() is a true worst case: all values escaped, widest words. */
+static void test_bound(void)
+{
+	const size_t n = 5000;
+	struct gt_codec_ctx *enc = make(GT_DT_F32, "mode=multi-quant,maxlen=15,method=gcomp", NULL);
+	struct gt_codec_params sp = { GT_DT_F32, NULL, NULL, 0, NULL };
+	float *src = malloc(n * 4), *param = malloc(n * 4);
+	unsigned char meta[GT_CODEC_META_MAX], *dst;
+	struct gt_codec_aux aux = { param, { NULL, NULL } };
+	struct gt_optim o = sgd(1e30);
+	struct gt_codec_ctx *e2 = NULL;
+	struct gt_huff_hist h;
+	struct gt_huff_table t;
+	size_t ml, len = 0, bound;
+	struct gt_diag d;
+
+	gt_codec_free(enc);
+	/* a static table with only ESC and exponent 0: every value escaped */
+	gt_huff_hist_init(&h, GT_DT_F32);
+	h.count[GT_HUFF_ZERO(8)] = 1;
+	CHECK_RC(gt_huff_build(&t, &h, 15, GT_HUFF_PM, GT_HUFF_STATIC), 0);
+	CHECK_RC(gt_huff_save(&t, meta, sizeof(meta), &ml), 0);
+	sp.table = meta;
+	sp.table_len = ml;
+	sp.opts = "mode=multi-quant";
+	sp.optim = &o;
+	CHECK_RC(gt_codec_new(gt_codec_find("gcomp"), &sp, &e2, &d), 0);
+	for (size_t i = 0; i < n; i++) {
+		src[i] = gt_f32_from_bits(0x3f800000u | (uint32_t)(check_rand() & 0x807fffffu));
+		param[i] = 1e-30f;
+	}
+	bound = gt_codec_bound(e2, n);
+	dst = malloc(bound);
+	CHECK_RC(gt_codec_block_begin(e2, src, n, meta, sizeof(meta), &ml), 0);
+	CHECK(ml == 0);
+	CHECK_RC(gt_codec_encode_aux(e2, src, n, &aux, dst, bound, &len), 0);
+	CHECK(len <= bound && len > bound / 2);
+	gt_codec_free(e2);
+	free(dst);
+	free(src);
+	free(param);
+}
+
+int main(int argc, char **argv)
+{
+	check_init(argc, argv);
+	RUN(test_options);
+	RUN(test_hand);
+	RUN(test_needs_aux);
+	RUN(test_roundtrips);
+	RUN(test_hostile);
+	RUN(test_bound);
+	RUN(test_traces);
+	return check_done("test_gcomp");
+}

@@ -7,6 +7,7 @@
 
 #include "cmds.h"
 #include "msg.h"
+#include "optctx.h"
 #include "util.h"
 #include "../formats/gt_gtz.h"
 #include "../formats/gt_source.h"
@@ -24,10 +25,12 @@ struct compress_opts {
 	unsigned threads;
 	uint64_t block_values, chunk_values;
 	struct gt_source_opts src;
-	int force, verbose;
+	struct gt_optflags of;
+	int force, verbose, grads_only;
 };
 
-enum { OPT_TABLE = 256, OPT_REFRESH, OPT_BLOCK, OPT_CHUNK, OPT_DTYPE, OPT_FORMAT };
+enum { OPT_TABLE = 256, OPT_REFRESH, OPT_BLOCK, OPT_CHUNK, OPT_DTYPE, OPT_FORMAT,
+	OPT_GRADS_ONLY };
 
 static const struct argp_option options[] = {
 	{ "codec", 'c', "NAME[:K=V,...]", 0, "codec and its options (default huffexp; see --list-codecs)", 0 },
@@ -42,6 +45,7 @@ static const struct argp_option options[] = {
 	{ "dataset", 'd', "PATTERN", 0, "compress only datasets matching PATTERN (repeatable)", 0 },
 	{ "dtype", OPT_DTYPE, "DTYPE", 0, "dtype of raw input: f32, f16, bf16, f64", 0 },
 	{ "format", OPT_FORMAT, "KIND", 0, "input format: hdf5, npy, raw (default: from the file)", 0 },
+	{ "grads-only", OPT_GRADS_ONLY, NULL, 0, "on a trace, compress the gradients and leave the rest out", 0 },
 	{ "list-codecs", 'L', NULL, 0, "list the codecs and their options, then exit", 0 },
 	{ "quiet", 'q', NULL, 0, "no progress, warnings or summary", 0 },
 	{ "verbose", 'v', NULL, 0, "a line per tensor", 0 },
@@ -93,6 +97,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "unknown input format '%s': expected hdf5, npy or raw", arg);
 		break;
 	case 'L': o->list_codecs = 1; break;
+	case OPT_GRADS_ONLY: o->grads_only = 1; break;
+	case ARGP_KEY_INIT: state->child_inputs[0] = &o->of; break;
 	case 'q': gt_msg_set_quiet(1); break;
 	case 'v': o->verbose = 1; break;
 	case ARGP_KEY_ARG:
@@ -109,13 +115,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &gt_optflags_argp, 0, "Optimizer context, for -c gcomp (a trace carries its own):", 0 },
+	{ 0 }
+};
+
 const struct argp compress_argp = {
 	options, parse_opt, "FILE",
 	"Compress the floating-point tensors of FILE (HDF5, .npy, raw, or '-' for "
 	"stdin) into a .gtz container. On an HDF5 file, every float dataset is "
 	"compressed and the groups and attributes are kept, so 'gtool decompress' "
-	"gives the file back.",
-	NULL, NULL, NULL
+	"gives the file back.  With -c gcomp, the gradients of a trace are coded "
+	"near-losslessly using the optimizer and state of their step, and every "
+	"other tensor losslessly with huffexp.",
+	children, NULL, NULL
 };
 
 static void list_codecs(void)
@@ -157,6 +170,8 @@ struct blob {
 
 struct job {
 	const struct compress_opts *o;
+	struct gt_optctx ctx;    /* -c gcomp: where each gradient's context is */
+	int needs_optim;         /* the codec's mode uses the context */
 	struct gt_source *src;
 	struct gt_gtz_writer *w;
 	const struct gt_codec *codec;
@@ -177,14 +192,18 @@ struct feed {
 	struct job *j;
 	unsigned width;
 	uint64_t values;
+	int aux;                 /* read the optimizer context alongside */
 };
 
 static int feed_block(void *arg, const void *data, size_t n)
 {
 	struct feed *f = arg;
+	struct gt_codec_aux aux;
 	struct gt_diag d = { "" };
 
-	if (gt_gtz_write(f->j->w, data, n, &d) < 0)
+	if (f->aux && gt_optctx_read(&f->j->ctx, f->values, n, &aux) < 0)
+		return -1;
+	if (gt_gtz_write_aux(f->j->w, data, f->aux ? &aux : NULL, n, &d) < 0)
 		return gt_error("%s: %s", f->j->o->output, d.msg);
 	f->values += n;
 	f->j->in_bytes += n * f->width;
@@ -192,24 +211,51 @@ static int feed_block(void *arg, const void *data, size_t n)
 	return 0;
 }
 
+/*
+ * How tensor @i is coded: with the chosen codec, except that with a codec
+ * that needs the optimizer (gcomp) only gradients are, with their step's
+ * context, and everything else of a trace losslessly with huffexp.
+ */
+static int coding_of(struct job *j, size_t i, struct gt_gtz_coding *c, int *aux)
+{
+	const struct gt_tensor_info *t = gt_source_info(j->src, i);
+
+	memset(c, 0, sizeof(*c));
+	c->codec = j->codec;
+	c->params.dtype = t->dtype;
+	c->params.opts = j->opts;
+	c->params.table = j->table;
+	c->params.table_len = j->table_len;
+	if (j->tables) {
+		c->params.table = j->tables[i].p;
+		c->params.table_len = j->tables[i].len;
+	}
+	c->block_values = (uint32_t)j->o->block_values;
+	c->chunk_values = (uint32_t)j->o->chunk_values;
+	*aux = 0;
+	if (!(gt_codec_flags(j->codec) & GT_CODEC_NEEDS_OPTIM))
+		return 0;
+	if (!gt_optctx_is_grad(&j->ctx, i)) {
+		c->codec = gt_codec_find("huffexp");
+		c->params.opts = "";
+		return 0;
+	}
+	if (!j->needs_optim)
+		return 0;
+	GT_TRY(gt_optctx_resolve(&j->ctx, &j->o->of, j->src, j->o->input, i));
+	c->params.optim = &j->ctx.optim;
+	*aux = 1;
+	return 0;
+}
+
 static int compress_tensor(struct job *j, size_t i)
 {
 	const struct gt_tensor_info *t = gt_source_info(j->src, i);
-	struct feed f = { j, gt_dtype_size(t->dtype), 0 };
-	struct gt_gtz_coding c = { 0 };
+	struct feed f = { j, gt_dtype_size(t->dtype), 0, 0 };
+	struct gt_gtz_coding c;
 	struct gt_diag d = { "" };
 
-	c.codec = j->codec;
-	c.params.dtype = t->dtype;
-	c.params.opts = j->opts;
-	c.params.table = j->table;
-	c.params.table_len = j->table_len;
-	if (j->tables) {
-		c.params.table = j->tables[i].p;
-		c.params.table_len = j->tables[i].len;
-	}
-	c.block_values = (uint32_t)j->o->block_values;
-	c.chunk_values = (uint32_t)j->o->chunk_values;
+	GT_TRY(coding_of(j, i, &c, &f.aux));
 	if (gt_gtz_begin(j->w, t, &c, &d) < 0)
 		return gt_error("%s: %s", j->o->input, d.msg);
 	if (gt_read_tensor(j->src, i, j->buf, j->buf_values, feed_block, &f) < 0)
@@ -217,8 +263,8 @@ static int compress_tensor(struct job *j, size_t i)
 	if (gt_gtz_end(j->w, &d) < 0)
 		return gt_error("%s: %s", j->o->output, d.msg);
 	if (j->o->verbose)
-		fprintf(stderr, "%s: %s: %llu values\n", gt_msg_prefix(), t->name,
-			(unsigned long long)f.values);
+		fprintf(stderr, "%s: %s: %llu values, %s\n", gt_msg_prefix(), t->name,
+			(unsigned long long)f.values, gt_codec_name(c.codec));
 	j->ntensors++;
 	return 0;
 }
@@ -233,6 +279,8 @@ static int select_tensors(struct job *j, unsigned char *sel, uint64_t *bytes)
 	for (size_t i = 0; i < gt_source_count(j->src); i++) {
 		const struct gt_tensor_info *t = gt_source_info(j->src, i);
 
+		if (o->grads_only && !gt_optctx_is_grad(&j->ctx, i))
+			sel[i] = 0;
 		if (sel[i] && t->count != GT_COUNT_UNKNOWN)
 			*bytes += t->count * gt_dtype_size(t->dtype);
 	}
@@ -365,7 +413,7 @@ static int write_all(struct job *j)
 }
 
 /* Bad codec options are a usage error, found before any file is touched. */
-static int check_options(const struct job *j)
+static int check_options(struct job *j)
 {
 	const struct gt_codec_params p = { GT_DT_F32, j->opts, NULL, 0, NULL };
 	struct gt_codec_ctx *ctx = NULL;
@@ -373,6 +421,7 @@ static int check_options(const struct job *j)
 
 	if (gt_codec_new(j->codec, &p, &ctx, &d) < 0)
 		return gt_error("%s; see 'gtool compress --list-codecs'", d.msg);
+	j->needs_optim = gt_codec_needs_aux(ctx);
 	gt_codec_free(ctx);
 	return 0;
 }
@@ -434,16 +483,24 @@ static int run_compress(struct compress_opts *o)
 		rc = gt_error("%s: %s", o->input, d.msg);
 		goto out;
 	}
+	j.buf_values = o->block_values ? (size_t)o->block_values : GT_GTZ_BLOCK_DEFAULT;
+	rc = gt_optctx_open(&j.ctx, &o->of, j.src, o->input, j.buf_values);
+	if (rc < 0)
+		goto out;
+	if (o->grads_only && !j.ctx.trace) {
+		rc = gt_error("%s: --grads-only needs a trace with step groups", o->input);
+		goto out;
+	}
 	rc = gt_gtz_writer_open(o->output, o->force, o->threads, &j.w, &d);
 	if (rc < 0) {
 		rc = gt_error("%s", d.msg);
 		goto out;
 	}
-	j.buf_values = o->block_values ? (size_t)o->block_values : GT_GTZ_BLOCK_DEFAULT;
 	j.buf = xmalloc(j.buf_values * 8);
 	rc = write_all(&j);
 out:
 	gt_gtz_writer_free(j.w);
+	gt_optctx_close(&j.ctx);
 	gt_source_free(j.src);
 	free(j.buf);
 	for (size_t i = 0; i < j.nowned; i++)

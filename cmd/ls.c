@@ -10,6 +10,7 @@
 #include "msg.h"
 #include "util.h"
 #include "../formats/gt_gtz.h"
+#include "../lib/gt_codec.h"
 #include "../formats/gt_source.h"
 #include "../formats/gt_trace.h"
 #include "../lib/banned.h"
@@ -95,7 +96,14 @@ static void shape_str(const struct gt_tensor_info *t, char *buf, size_t len)
 	}
 }
 
-static void tensor_cols(struct gt_table *tb, int gtz)
+/* Columns of a codec's counters (gcomp: values per level, pruned), as
+ * shares of the tensor's values. */
+static const char *const *stat_cols(size_t *n)
+{
+	return gt_codec_stat_names(gt_codec_find("gcomp"), n);
+}
+
+static void tensor_cols(struct gt_table *tb, int gtz, int stats)
 {
 	static const char *const cols[] = { "file", "name", "dtype", "shape", "values", "bytes" };
 	static const char *const gtz_cols[] = {
@@ -106,6 +114,40 @@ static void tensor_cols(struct gt_table *tb, int gtz)
 		gt_table_col(tb, cols[i]);
 	for (size_t i = 0; gtz && i < sizeof(gtz_cols) / sizeof(gtz_cols[0]); i++)
 		gt_table_col(tb, gtz_cols[i]);
+	if (stats) {
+		size_t n;
+		const char *const *names = stat_cols(&n);
+
+		for (size_t i = 0; i < n; i++) {
+			char col[64];
+
+			snprintf(col, sizeof(col), "%s_pct", names[i]);
+			gt_table_col(tb, col);
+		}
+	}
+}
+
+/* gcomp's counters of tensor @i, as shares; empty cells for other codecs. */
+static int stat_cells(struct gt_table *tb, struct gt_source *src, size_t i,
+		      const char *path)
+{
+	const struct gt_tensor_info *t = gt_source_info(src, i);
+	uint64_t counts[GT_CODEC_STATS_MAX] = { 0 };
+	struct gt_gtz_meta m;
+	struct gt_diag d = { "" };
+	size_t n;
+
+	stat_cols(&n);
+	if (gt_gtz_source_meta(src, i, &m) < 0 || strcmp(m.codec, "gcomp")) {
+		for (size_t k = 0; k < n; k++)
+			gt_table_str(tb, "");
+		return 0;
+	}
+	if (gt_gtz_source_stats(src, i, counts, &d) < 0)
+		return gt_error("%s: %s: %s", path, t->name, d.msg);
+	for (size_t k = 0; k < n; k++)
+		gt_table_pct(tb, t->count ? 100.0 * (double)counts[k] / (double)t->count : 0.0);
+	return 0;
 }
 
 static void tensor_row(struct gt_table *tb, const char *file,
@@ -202,16 +244,18 @@ static void step_row(struct gt_table *tb, const char *file,
 }
 
 static int ls_file(struct gt_source *src, const char *path, struct gt_table *files,
-		   struct gt_table *steps, size_t *nsteps, int gtz)
+		   struct gt_table *steps, size_t *nsteps, int gtz, int stats)
 {
 	struct gt_trace *tr = NULL;
 	struct gt_diag d = { "" };
 	int rc = 0;
 
-	for (size_t i = 0; i < gt_source_count(src); i++) {
+	for (size_t i = 0; i < gt_source_count(src) && rc >= 0; i++) {
 		tensor_row(files, path, gt_source_info(src, i));
 		if (gtz)
 			gtz_cells(files, src, i);
+		if (stats)
+			rc = stat_cells(files, src, i, path);
 	}
 	if (gt_source_ngroups(src)) {
 		rc = gt_trace_open(src, &tr, &d);
@@ -315,19 +359,26 @@ static int run_ls(const struct ls_opts *o)
 	struct gt_source **src = xcalloc(o->n_inputs, sizeof(*src));
 	struct gt_diag d = { "" };
 	size_t nsteps = 0;
-	int rc = 0, gtz = 0;
+	int rc = 0, gtz = 0, stats = 0;
 
-	/* open every file first: a .gtz among them adds the codec columns */
+	/* open every file first: a .gtz among them adds the codec columns,
+	 * a gcomp tensor its level shares */
 	for (size_t f = 0; f < o->n_inputs && rc >= 0; f++) {
-		if (gt_source_open(o->inputs[f], &so, &src[f], &d) < 0)
+		if (gt_source_open(o->inputs[f], &so, &src[f], &d) < 0) {
 			rc = gt_error("%s: %s", o->inputs[f], d.msg);
-		else
-			gtz |= gt_source_kind(src[f]) == GT_KIND_GTZ;
+			continue;
+		}
+		gtz |= gt_source_kind(src[f]) == GT_KIND_GTZ;
+		for (size_t i = 0; i < gt_source_count(src[f]); i++) {
+			struct gt_gtz_meta m;
+
+			stats |= gt_gtz_source_meta(src[f], i, &m) >= 0 && !strcmp(m.codec, "gcomp");
+		}
 	}
-	tensor_cols(files, gtz);
+	tensor_cols(files, gtz, stats);
 	step_cols(steps);
 	for (size_t f = 0; f < o->n_inputs && rc >= 0; f++)
-		rc = ls_file(src[f], o->inputs[f], files, steps, &nsteps, gtz);
+		rc = ls_file(src[f], o->inputs[f], files, steps, &nsteps, gtz, stats);
 	if (rc >= 0) {
 		if (o->steps_only) {
 			gt_table_print(steps, stdout);

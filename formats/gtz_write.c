@@ -16,6 +16,7 @@ struct index_entry {
 
 struct chunk_out {
 	unsigned char *buf;
+	unsigned char *back;    /* lossy codecs: the chunk decoded again */
 	size_t len;
 	uint32_t crc;
 	int rc;
@@ -47,6 +48,7 @@ struct gt_gtz_writer {
 	uint32_t tensor;
 	uint64_t count, seen, blocks, raw_blocks;
 	struct coder k;
+	int lossless;           /* else a block's CRC is of the values decoded back */
 	struct wblock *slot;    /* up to @threads blocks coded at once */
 	size_t nslots, nfull;   /* slots; slots filled (the next one filling) */
 	size_t nchunks_max;
@@ -195,8 +197,10 @@ static void release_tensor(struct gt_gtz_writer *w)
 	for (size_t s = 0; w->slot && s < w->nslots; s++) {
 		struct wblock *b = &w->slot[s];
 
-		for (size_t i = 0; b->chunks && i < w->nchunks_max; i++)
+		for (size_t i = 0; b->chunks && i < w->nchunks_max; i++) {
 			free(b->chunks[i].buf);
+			free(b->chunks[i].back);
+		}
 		free(b->chunks);
 		free(b->in);
 		for (int a = 0; a < 3; a++)
@@ -226,9 +230,13 @@ static int alloc_slots(struct gt_gtz_writer *w)
 		b->chunks = calloc(w->nchunks_max, sizeof(*b->chunks));
 		if (!b->in || !b->chunks)
 			return GT_ERR(NOMEM);
-		for (size_t i = 0; i < w->nchunks_max; i++)
+		for (size_t i = 0; i < w->nchunks_max; i++) {
 			if (!(b->chunks[i].buf = malloc(w->k.chunk_bound)))
 				return GT_ERR(NOMEM);
+			if (!w->lossless &&
+			    !(b->chunks[i].back = malloc((size_t)w->k.chunk_values * w->k.width)))
+				return GT_ERR(NOMEM);
+		}
 		for (int a = 0; a < 3 && w->k.aux; a++)
 			if (!(b->aux[a] = malloc(bv * sizeof(float))))
 				return GT_ERR(NOMEM);
@@ -252,6 +260,7 @@ int gt_gtz_begin(struct gt_gtz_writer *w, const struct gt_tensor_info *t,
 	cv = cv > bv ? bv : cv < GT_GTZ_CHUNK_MIN ? GT_GTZ_CHUNK_MIN : cv;
 	w->open = 1; /* release_tensor() cleans up from here on */
 	rc = gtz_coder_init(&w->k, c->codec, &c->params, bv, cv, w->threads, d);
+	w->lossless = !!(gt_codec_flags(c->codec) & GT_CODEC_LOSSLESS);
 	if (rc >= 0)
 		rc = alloc_slots(w);
 	if (rc < 0) {
@@ -290,9 +299,14 @@ static void code_chunk(struct gt_gtz_writer *w, struct wblock *b, size_t i,
 	struct chunk_out *out = &b->chunks[i];
 	struct gt_codec_aux a;
 
-	out->crc = crc_of(0, src, n * w->k.width);
 	out->rc = gt_codec_encode_aux(ctx, src, n, slot_aux(b, first, &a), out->buf,
 				      w->k.chunk_bound, &out->len);
+	/* the CRC is of what a reader will decode: for a lossy codec, decode it */
+	if (out->rc >= 0 && !w->lossless) {
+		out->rc = gt_codec_decode(ctx, out->buf, out->len, out->back, n);
+		src = out->back;
+	}
+	out->crc = crc_of(0, src, n * w->k.width);
 }
 
 struct chunk_job {
@@ -340,6 +354,8 @@ static void finish_block(struct gt_gtz_writer *w, struct wblock *b)
 	if (b->stored) {
 		b->total = raw_len;
 		b->meta_len = 0;
+		if (!w->lossless)
+			b->crc = crc_of(0, b->in, raw_len);
 	}
 }
 

@@ -1,0 +1,68 @@
+/* optctx.h - the optimizer context of a gradient: from a trace, flags and files */
+#ifndef GT_OPTCTX_H
+#define GT_OPTCTX_H
+
+#include <argp.h>
+
+#include "../formats/gt_source.h"
+#include "../formats/gt_trace.h"
+#include "../lib/gt_codec.h"
+
+/* What --optimizer, --lr, ..., --params and --state gave. */
+struct gt_optflags {
+	struct gt_optim o;       /* kind NONE and have 0 unless given */
+	int has_t;
+	const char *params;      /* --params FILE */
+	const char *state[2];    /* --state NAME=FILE, by the optimizer's buffer order */
+	const char *state_arg[2];
+};
+
+/*
+ * The options as an argp child: `{ &gt_optflags_argp, 0, "Optimizer
+ * context (gcomp):", 0 }`, with state->child_inputs[k] = &flags.
+ */
+extern const struct argp gt_optflags_argp;
+
+/* Sources a gradient's parameter and state come from: the trace itself,
+ * or the files of --params and --state. */
+struct gt_optctx {
+	struct gt_source *files[3]; /* opened --params, --state files (owned) */
+	struct gt_trace *trace;     /* of the input, or NULL */
+	/* for the tensor being coded */
+	struct gt_optim optim;
+	struct gt_source *src[3];   /* param, state 0, state 1; NULL: absent */
+	size_t idx[3];
+	float *buf[3];
+	size_t buf_values;
+};
+
+/*
+ * gt_optctx_open - prepare: open the --params/--state files, and the
+ * trace layout of @input when it has one.  Prints errors; returns 0 or -1.
+ */
+int gt_optctx_open(struct gt_optctx *c, const struct gt_optflags *f,
+		   struct gt_source *input, const char *input_name, size_t buf_values);
+void gt_optctx_close(struct gt_optctx *c);
+
+/*
+ * gt_optctx_is_grad - 1 when tensor @i of the input is a gradient of a
+ * trace step; on an input without steps every tensor counts as one.
+ */
+int gt_optctx_is_grad(const struct gt_optctx *c, size_t i);
+
+/*
+ * gt_optctx_resolve - the optimizer and where the parameter and state of
+ * gradient @i come from: the trace's step (flags override what it says),
+ * else the flags and files.  Prints what is missing; returns 0 or -1.
+ */
+int gt_optctx_resolve(struct gt_optctx *c, const struct gt_optflags *f,
+		      struct gt_source *input, const char *input_name, size_t i);
+
+/*
+ * gt_optctx_read - values [@first, @first + @n) of the parameter and state
+ * as f32 into @aux (pointing at internal buffers).  Returns 0 or -1.
+ */
+int gt_optctx_read(struct gt_optctx *c, uint64_t first, size_t n,
+		   struct gt_codec_aux *aux);
+
+#endif

@@ -52,6 +52,16 @@ int gt_argp_parse(const struct argp *argp, int argc, char **argv, void *input)
 	return err ? 2 : 0;
 }
 
+/* The long options of @a and of its children, one per line. */
+static void print_options(const struct argp *a)
+{
+	for (const struct argp_option *o = a->options; o && (o->name || o->key || o->doc); o++)
+		if (o->name && !(o->flags & OPTION_HIDDEN))
+			printf("--%s%s\n", o->name, o->arg ? "=" : "");
+	for (const struct argp_child *ch = a->children; ch && ch->argp; ch++)
+		print_options(ch->argp);
+}
+
 /* `gtool __complete [CMD]`: command names, or CMD's long options. */
 static int complete(int argc, char **argv)
 {
@@ -65,11 +75,7 @@ static int complete(int argc, char **argv)
 	c = find_command(argv[1]);
 	if (!c)
 		return 1;
-	for (const struct argp *a = c->argp; a; a = NULL) {
-		for (const struct argp_option *o = a->options; o && (o->name || o->key || o->doc); o++)
-			if (o->name && !(o->flags & OPTION_HIDDEN))
-				printf("--%s%s\n", o->name, o->arg ? "=" : "");
-	}
+	print_options(c->argp);
 	puts("--help");
 	puts("--usage");
 	return 0;

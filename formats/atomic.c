@@ -116,8 +116,7 @@ int gt_write_file(const char *path, int force, const void *data, size_t len,
 		close(fd);
 		rc = gt_diag_set(d, GT_ERR(IO), "%s: %s", path, strerror(errno));
 	}
-	if (rc >= 0 && (fwrite(data, 1, len, f) != len || fflush(f) ||
-			 (fsync(fileno(f)) && errno != EINVAL)))
+	if (rc >= 0 && (fwrite(data, 1, len, f) != len || fflush(f)))
 		rc = gt_diag_set(d, GT_ERR(IO), "%s: write error: %s", path, strerror(errno));
 	if (f && fclose(f) && rc >= 0)
 		rc = gt_diag_set(d, GT_ERR(IO), "%s: write error: %s", path, strerror(errno));

@@ -9,6 +9,7 @@
 #include "gtz_impl.h"
 #include "../lib/banned.h"
 
+
 struct index_entry {
 	uint32_t tensor;
 	uint64_t block, first, offset;
@@ -49,8 +50,15 @@ struct gt_gtz_writer {
 	uint64_t count, seen, blocks, raw_blocks;
 	struct coder k;
 	int lossless;           /* else a block's CRC is of the values decoded back */
-	struct wblock *slot;    /* up to @threads blocks coded at once */
-	size_t nslots, nfull;   /* slots; slots filled (the next one filling) */
+	/*
+	 * Two sets of nslots blocks: the workers code one set while this
+	 * thread reads into the other, then writes the coded set out.
+	 */
+	struct wblock *slot;    /* 2 * nslots */
+	size_t nslots, nfull;   /* blocks a set; filled in the current set */
+	unsigned cur;           /* the set being filled */
+	size_t inflight;        /* blocks of the other set being coded */
+	struct wblock *job;     /* the set the workers code */
 	size_t nchunks_max;
 	struct index_entry *index;
 	size_t nindex, index_cap;
@@ -194,7 +202,10 @@ static void put_tensor_header(struct gt_buf *b, uint32_t index,
 
 static void release_tensor(struct gt_gtz_writer *w)
 {
-	for (size_t s = 0; w->slot && s < w->nslots; s++) {
+	if (w->inflight)
+		gt_pool_wait(w->pool);
+	w->inflight = 0;
+	for (size_t s = 0; w->slot && s < 2 * w->nslots; s++) {
 		struct wblock *b = &w->slot[s];
 
 		for (size_t i = 0; b->chunks && i < w->nchunks_max; i++) {
@@ -209,6 +220,7 @@ static void release_tensor(struct gt_gtz_writer *w)
 	free(w->slot);
 	w->slot = NULL;
 	w->nslots = w->nfull = 0;
+	w->cur = 0;
 	gtz_coder_release(&w->k);
 	w->open = 0;
 }
@@ -218,12 +230,14 @@ static int alloc_slots(struct gt_gtz_writer *w)
 {
 	const size_t bv = w->k.block_values;
 
+	/* a set of one block a thread: the reading thread codes what is left
+	 * of the set before when it has filled this one */
 	w->nslots = w->threads;
-	w->slot = calloc(w->nslots, sizeof(*w->slot));
+	w->slot = calloc(2 * w->nslots, sizeof(*w->slot));
 	if (!w->slot)
 		return GT_ERR(NOMEM);
 	w->nchunks_max = gtz_nchunks(&w->k, bv);
-	for (size_t s = 0; s < w->nslots; s++) {
+	for (size_t s = 0; s < 2 * w->nslots; s++) {
 		struct wblock *b = &w->slot[s];
 
 		b->in = malloc(bv * w->k.width);
@@ -309,29 +323,13 @@ static void code_chunk(struct gt_gtz_writer *w, struct wblock *b, size_t i,
 	out->crc = crc_of(0, src, n * w->k.width);
 }
 
-struct chunk_job {
-	struct gt_gtz_writer *w;
-	struct wblock *b;
-};
-
-static void chunk_task(void *arg, size_t i, unsigned worker)
+/* The block's table, loaded into the context that will code it. */
+static int begin_block(struct wblock *b, struct gt_codec_ctx *ctx)
 {
-	const struct chunk_job *j = arg;
+	const int rc = gt_codec_block_begin(ctx, b->in, b->n, b->meta, sizeof(b->meta),
+					    &b->meta_len);
 
-	code_chunk(j->w, j->b, i, j->w->k.ctx[worker]);
-}
-
-/* The block's table, loaded into the contexts that will code it. */
-static int begin_block(struct gt_gtz_writer *w, struct wblock *b,
-		       struct gt_codec_ctx **ctx, unsigned nctx)
-{
-	int rc = gt_codec_block_begin(ctx[0], b->in, b->n, b->meta, sizeof(b->meta),
-				      &b->meta_len);
-
-	for (unsigned i = 0; i < nctx && rc >= 0; i++)
-		rc = gt_codec_block_load(ctx[i], b->meta, b->meta_len);
-	(void)w;
-	return rc;
+	return rc < 0 ? rc : gt_codec_block_load(ctx, b->meta, b->meta_len);
 }
 
 /* After the chunks: the CRC of the block and whether it is stored raw. */
@@ -359,14 +357,14 @@ static void finish_block(struct gt_gtz_writer *w, struct wblock *b)
 	}
 }
 
-/* One whole block on one worker (several blocks at once). */
+/* One whole block on one worker. */
 static void block_task(void *arg, size_t s, unsigned worker)
 {
 	struct gt_gtz_writer *w = arg;
-	struct wblock *b = &w->slot[s];
+	struct wblock *b = &w->job[s];
 	struct gt_codec_ctx *ctx = w->k.ctx[worker];
 
-	b->rc = begin_block(w, b, &ctx, 1);
+	b->rc = begin_block(b, ctx);
 	for (size_t i = 0; i < gtz_nchunks(&w->k, b->n) && b->rc >= 0; i++)
 		code_chunk(w, b, i, ctx);
 	if (b->rc >= 0)
@@ -446,29 +444,38 @@ static int write_block(struct gt_gtz_writer *w, struct wblock *b, struct gt_diag
 	return 0;
 }
 
-/*
- * Code the filled slots and write them in order.  Several blocks: one per
- * worker, each whole; a single block: its chunks spread over the workers.
- * Either way a block's bytes depend on its values alone.
- */
-static int flush_slots(struct gt_gtz_writer *w, size_t nblocks, struct gt_diag *d)
+/* Wait for the set being coded and write its blocks, in order. */
+static int finish_inflight(struct gt_gtz_writer *w, struct gt_diag *d)
 {
-	if (nblocks == 1) {
-		struct wblock *b = &w->slot[0];
-		struct chunk_job j = { w, b };
+	const size_t n = w->inflight;
+	int rc = 0;
 
-		b->rc = begin_block(w, b, w->k.ctx, w->k.nctx);
-		if (b->rc >= 0) {
-			gt_pool_run(w->pool, gtz_nchunks(&w->k, b->n), chunk_task, &j);
-			finish_block(w, b);
-		}
-	} else if (nblocks > 1) {
-		gt_pool_run(w->pool, nblocks, block_task, w);
+	if (!n)
+		return 0;
+	gt_pool_wait(w->pool);
+	w->inflight = 0;
+	for (size_t s = 0; s < n; s++) {
+		if (rc >= 0)
+			rc = write_block(w, &w->job[s], d);
+		w->job[s].n = 0;
 	}
-	for (size_t s = 0; s < nblocks; s++) {
-		GT_TRY(write_block(w, &w->slot[s], d));
-		w->slot[s].n = 0;
-	}
+	return rc;
+}
+
+/*
+ * Hand the first @nblocks of the current set to the workers (each codes
+ * whole blocks, so a block's bytes depend on its values alone) and go on
+ * filling the other set; the set before is written out first.
+ */
+static int launch(struct gt_gtz_writer *w, size_t nblocks, struct gt_diag *d)
+{
+	GT_TRY(finish_inflight(w, d));
+	if (!nblocks)
+		return 0;
+	w->job = &w->slot[w->cur * w->nslots];
+	gt_pool_start(w->pool, nblocks, block_task, w);
+	w->inflight = nblocks;
+	w->cur ^= 1;
 	w->nfull = 0;
 	return 0;
 }
@@ -499,7 +506,7 @@ int gt_gtz_write_aux(struct gt_gtz_writer *w, const void *src,
 		return gt_diag_set(d, GT_ERR(INVAL), "codec %s needs the optimizer context",
 				   gt_codec_name(w->k.codec));
 	while (done < n) {
-		struct wblock *b = &w->slot[w->nfull];
+		struct wblock *b = &w->slot[w->cur * w->nslots + w->nfull];
 		const size_t take = n - done < w->k.block_values - b->n
 				    ? n - done : w->k.block_values - b->n;
 
@@ -512,7 +519,7 @@ int gt_gtz_write_aux(struct gt_gtz_writer *w, const void *src,
 		w->seen += take;
 		done += take;
 		if (b->n == w->k.block_values && ++w->nfull == w->nslots)
-			GT_TRY(flush_slots(w, w->nslots, d));
+			GT_TRY(launch(w, w->nslots, d));
 	}
 	return 0;
 }
@@ -539,7 +546,9 @@ int gt_gtz_end(struct gt_gtz_writer *w, struct gt_diag *d)
 		rc = gt_diag_set(d, GT_ERR(INVAL), "tensor ended after %llu of %llu values",
 				 (unsigned long long)w->seen, (unsigned long long)w->count);
 	if (rc >= 0)
-		rc = flush_slots(w, w->nfull + (w->slot[w->nfull].n ? 1 : 0), d);
+		rc = launch(w, w->nfull + (w->slot[w->cur * w->nslots + w->nfull].n ? 1 : 0), d);
+	if (rc >= 0)
+		rc = finish_inflight(w, d);
 	if (rc >= 0) {
 		gt_buf_uv(&b, w->tensor);
 		gt_buf_uv(&b, w->seen);
@@ -576,8 +585,8 @@ int gt_gtz_writer_commit(struct gt_gtz_writer *w, struct gt_diag *d)
 		rc = write_error(GT_ERR(IO), d);
 	if (rc < 0 || w->to_stdout)
 		return rc;
-	if (fsync(fileno(w->f)) && errno != EINVAL)
-		rc = write_error(GT_ERR(IO), d);
+	/* no fsync, as zstd and gzip: the rename protects against gtool
+	 * failing, not against the machine losing power */
 	if (fclose(w->f) && rc >= 0)
 		rc = write_error(GT_ERR(IO), d);
 	w->f = NULL;

@@ -25,4 +25,15 @@ unsigned gt_pool_size(const struct gt_pool *pool);
 void gt_pool_run(struct gt_pool *pool, size_t n,
 		 void (*fn)(void *arg, size_t i, unsigned worker), void *arg);
 
+/*
+ * gt_pool_start - the same, returning at once: the pool's other workers
+ * (gt_pool_size() - 1 of them, numbered from 1) take indexes while the
+ * caller goes on, say with I/O; gt_pool_wait() then takes what is left
+ * on the calling thread (as worker 0) and returns when all are done.  A
+ * pool of one thread runs the job here and now.
+ */
+void gt_pool_start(struct gt_pool *pool, size_t n,
+		   void (*fn)(void *arg, size_t i, unsigned worker), void *arg);
+void gt_pool_wait(struct gt_pool *pool);
+
 #endif

@@ -113,14 +113,10 @@ unsigned gt_pool_size(const struct gt_pool *p)
 	return p->nthreads;
 }
 
-void gt_pool_run(struct gt_pool *p, size_t n,
-		 void (*fn)(void *arg, size_t i, unsigned worker), void *arg)
+/* Publish a job to the workers; the lock is held on return. */
+static void publish(struct gt_pool *p, size_t n,
+		    void (*fn)(void *arg, size_t i, unsigned worker), void *arg)
 {
-	if (p->nthreads == 1 || n <= 1) {
-		for (size_t i = 0; i < n; i++)
-			fn(arg, i, 0);
-		return;
-	}
 	pthread_mutex_lock(&p->lock);
 	p->fn = fn;
 	p->arg = arg;
@@ -129,10 +125,49 @@ void gt_pool_run(struct gt_pool *p, size_t n,
 	p->finished = 0;
 	p->generation++;
 	pthread_cond_broadcast(&p->start);
-	p->busy++;
-	drain(p, 0);
-	p->busy--;
+}
+
+static void wait_locked(struct gt_pool *p)
+{
 	while (p->finished < p->n || p->busy)
 		pthread_cond_wait(&p->done, &p->lock);
 	pthread_mutex_unlock(&p->lock);
+}
+
+void gt_pool_run(struct gt_pool *p, size_t n,
+		 void (*fn)(void *arg, size_t i, unsigned worker), void *arg)
+{
+	if (p->nthreads == 1 || n <= 1) {
+		for (size_t i = 0; i < n; i++)
+			fn(arg, i, 0);
+		return;
+	}
+	publish(p, n, fn, arg);
+	p->busy++;
+	drain(p, 0);
+	p->busy--;
+	wait_locked(p);
+}
+
+void gt_pool_start(struct gt_pool *p, size_t n,
+		   void (*fn)(void *arg, size_t i, unsigned worker), void *arg)
+{
+	if (p->nthreads == 1) {
+		for (size_t i = 0; i < n; i++)
+			fn(arg, i, 0);
+		return;
+	}
+	publish(p, n, fn, arg);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void gt_pool_wait(struct gt_pool *p)
+{
+	if (p->nthreads == 1)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->busy++;
+	drain(p, 0);
+	p->busy--;
+	wait_locked(p);
 }

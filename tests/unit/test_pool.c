@@ -55,9 +55,39 @@ static void test_every_index_once(void)
 	gt_pool_free(NULL);
 }
 
+/* The asynchronous form: the caller goes on, then helps and waits. */
+static void test_start_wait(void)
+{
+	static const unsigned threads[] = { 1, 2, 4 };
+
+	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
+		struct gt_pool *p = NULL;
+
+		CHECK_RC(gt_pool_new(threads[t], &p), 0);
+		for (int round = 0; p && round < 50; round++) {
+			const size_t n = (size_t)round % 9;
+			struct job j;
+			int ok = 1;
+
+			j.hits = calloc(n + 1, sizeof(unsigned));
+			j.worker = calloc(n + 1, sizeof(unsigned));
+			j.size = gt_pool_size(p);
+			gt_pool_start(p, n, work, &j);
+			gt_pool_wait(p);
+			for (size_t i = 0; i < n; i++)
+				ok &= j.hits[i] == 1 && j.worker[i] < j.size;
+			CHECK(ok);
+			free(j.hits);
+			free(j.worker);
+		}
+		gt_pool_free(p);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
 	RUN(test_every_index_once);
+	RUN(test_start_wait);
 	return check_done("test_pool");
 }

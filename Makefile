@@ -141,8 +141,8 @@ demo: deps all
 	@sh samples/demo.sh $(BUILD)
 
 BENCH_BIN = $(BUILD)/bench_codec $(BUILD)/dump_grads
-$(BUILD)/bench_codec: tests/bench/bench_codec.c $(BUILD)/libgtool.a
-	$(CC) $(CFLAGS_ALL) -Ilib -o $@ $< $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
+$(BUILD)/bench_codec: tests/bench/bench_codec.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
+	$(CC) $(CFLAGS_ALL) -Ilib -o $@ $< $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
 $(BUILD)/dump_grads: tests/bench/dump_grads.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
 

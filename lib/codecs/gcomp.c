@@ -1,6 +1,18 @@
 /* gcomp.c - GComp: Huffman-coded exponents, multi-level truncated mantissas */
+
+/* δ must round as gt_optim_delta() rounds: no contraction (as there);
+ * no errno from sqrt, so that its loops vectorize (the value is the same) */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off", "no-math-errno", "vect-cost-model=dynamic")
+#endif
+
 #include <math.h>
 #include <stdio.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -428,6 +440,251 @@ static const float *grads_f32(struct gc_ctx *c, const void *src, size_t n)
 	return c->gf;
 }
 
+/*
+ * Levels by δ without gt_optim_delta() (f32 full and multi-quant), the
+ * same levels for every value.  δ = N/D − Q, with N, D and Q = λθ/g
+ * computed by the same operations in the same order as delta_one() in
+ * gt_optim.c (constants hoisted: that changes no rounding), in double,
+ * branch-free, a slice at a time.  NaN needs no test: every input feeds N
+ * through arithmetic, so a NaN makes N (hence δ) NaN and every comparison
+ * false (level 0, as gt_optim_delta's NaN δ gives).
+ *
+ * Without a Q term (AdamW, Nesterov, or λ = 0) no division is needed:
+ * for a power of two T and doubles N, D (D finite, non-zero, |D| T
+ * neither overflowing nor underflowing), fl(|N/D|) > T ⇔ |N/D| > T (1 +
+ * 2^-53) (T is the rounding boundary's lower end, with an even
+ * significand, so the tie rounds down) ⇔ |N| > |D| T (1 + 2^-53) ⇔
+ * |N| > |D| T (a double above |D| T is at least its successor, |D| T +
+ * ulp > |D| T (1 + 2^-53)).  |D| T is exact.  With λ = 0 the Q term is
+ * ±0 for a finite θ (δ keeps its magnitude) and NaN for an infinite one:
+ * N + (θ − θ) gives that NaN.  D = K g: K must lie in [2^-600, 2^600]
+ * (g, a normal float, is within 2^±128; T within 2^±128), else the slow
+ * path.  g = 0, subnormal, Inf or NaN: the level is fixed elsewhere.
+ */
+#define GC_DSLICE 512
+
+struct gc_dplan {
+	enum gt_optim_kind kind;
+	int first, quot; /* momentum without buffer; Q term with λ != 0 */
+	double K, lam, a1, a2, a3, a4, eps, bc1, bc2, t1, t2, t3;
+};
+
+static int dplan_init(struct gc_dplan *q, const struct gc_ctx *c,
+		      const struct gt_codec_aux *aux)
+{
+	const struct gt_optim *o = c->optim;
+	const double t = (double)o->t, eta = o->lr, lam = o->weight_decay;
+	const double mu = o->momentum, b1 = o->beta1, b2 = o->beta2;
+	const int ns = gt_optim_nstates(o->kind);
+	double aK;
+
+	memset(q, 0, sizeof(*q));
+	q->kind = o->kind;
+	q->lam = lam;
+	q->eps = o->eps;
+	q->bc1 = 1 - pow(b1, t);
+	q->bc2 = 1 - pow(b2, t);
+	q->t1 = c->thr[1];
+	q->t2 = c->thr[2];
+	q->t3 = c->thr[3];
+	q->first = ns < 1 || !aux->state[0];
+	q->quot = o->kind != GT_OPT_ADAMW && o->kind != GT_OPT_NESTEROV &&
+		  (lam > 0 || lam < 0);
+	switch (o->kind) {
+	case GT_OPT_MOMENTUM:
+		q->K = q->first ? eta : eta * (1 - o->dampening);
+		q->a1 = eta * mu;
+		break;
+	case GT_OPT_NESTEROV:
+		q->K = eta * (1 + mu);
+		q->a1 = 1 - eta * lam * (1 + mu);
+		q->a2 = eta * mu * mu;
+		break;
+	case GT_OPT_ADAGRAD:
+		q->K = eta / (1 + (t - 1) * o->lr_decay); /* η̃, as dctx_init */
+		break;
+	case GT_OPT_RMSPROP:
+		q->K = eta;
+		q->a1 = o->alpha;
+		q->a2 = 1 - o->alpha;
+		break;
+	case GT_OPT_ADAM:
+	case GT_OPT_ADAMW:
+		q->K = eta * (1 - b1);
+		q->a1 = b2;
+		q->a2 = 1 - b2;
+		q->a3 = eta * b1;
+		q->a4 = 1 - eta * lam;
+		break;
+	case GT_OPT_SGD:
+		q->K = eta;
+		break;
+	case GT_OPT_NONE:
+		return -1;
+	}
+	aK = fabs(q->K);
+	return aK >= 0x1p-600 && aK <= 0x1p600 ? 0 : -1;
+}
+
+/* N of value i (see above); s0, s1 read as 0 when absent; @r: the
+ * square root of what a first loop put into num[i] (vectorized apart:
+ * sqrt() is a call the vectorizer cannot take). */
+#define GC_N_LOOP(expr)                                                       \
+	for (size_t i = 0; i < n; i++) {                                      \
+		const double g = gv[i], th = pv[i], s0 = s0v[i], s1 = s1v[i]; \
+		const double r = num[i];                                      \
+		(void)g;                                                      \
+		(void)th;                                                     \
+		(void)s0;                                                     \
+		(void)s1;                                                     \
+		(void)r;                                                      \
+		num[i] = (expr);                                              \
+	}
+
+/* num[i] = sqrt(num[i]), as sqrt() rounds (IEEE: correctly rounded). */
+static void sqrt_all(double *restrict num, size_t n)
+{
+	size_t i = 0;
+
+#if defined(__SSE2__)
+	for (; i + 2 <= n; i += 2)
+		_mm_storeu_pd(num + i, _mm_sqrt_pd(_mm_loadu_pd(num + i)));
+#endif
+	for (; i < n; i++)
+		num[i] = sqrt(num[i]);
+}
+
+/* N for @n values into @num. */
+static void delta_num(const struct gc_dplan *q, size_t n, const float *restrict gv,
+		      const float *restrict pv, const float *restrict s0v,
+		      const float *restrict s1v, double *restrict num)
+{
+	const double lam = q->lam, a1 = q->a1, a2 = q->a2, a3 = q->a3, a4 = q->a4;
+	const double eps = q->eps, bc1 = q->bc1, bc2 = q->bc2;
+
+	switch (q->kind) {
+	case GT_OPT_MOMENTUM:
+		if (q->first)
+			GC_N_LOOP(th)
+		else
+			GC_N_LOOP(th - a1 * s0)
+		return;
+	case GT_OPT_NESTEROV:
+		GC_N_LOOP(a1 * th - a2 * s0)
+		return;
+	case GT_OPT_ADAGRAD:
+		GC_N_LOOP(s0 + (g + lam * th) * (g + lam * th))
+		break;
+	case GT_OPT_RMSPROP:
+		GC_N_LOOP(a1 * s0 + a2 * (g + lam * th) * (g + lam * th))
+		break;
+	case GT_OPT_ADAM:
+		GC_N_LOOP((a1 * s1 + a2 * (g + lam * th) * (g + lam * th)) / bc2)
+		sqrt_all(num, n);
+		GC_N_LOOP(th * (r + eps) * bc1 - a3 * s0)
+		return;
+	case GT_OPT_ADAMW:
+		GC_N_LOOP((a1 * s1 + a2 * g * g) / bc2)
+		sqrt_all(num, n);
+		GC_N_LOOP(th * a4 * (r + eps) * bc1 - a3 * s0)
+		return;
+	case GT_OPT_SGD:
+	case GT_OPT_NONE:
+		GC_N_LOOP(th)
+		return;
+	}
+	sqrt_all(num, n); /* AdaGrad, RMSProp */
+	GC_N_LOOP(th * (r + eps))
+}
+
+typedef double gc_v2d __attribute__((vector_size(16)));
+typedef int64_t gc_v2l __attribute__((vector_size(16)));
+
+/* lv[i] = (a > b t1) + (a > b t2) + (a > b t3), two at a time (GCC and
+ * clang vector extension: SSE2, NEON; the vectorizer does not take the
+ * narrowing to bytes). */
+static void compare_levels(const double *a, const double *b, size_t n, double t1,
+			   double t2, double t3, uint8_t *restrict lv)
+{
+	size_t i = 0;
+
+	for (; i + 2 <= n; i += 2) {
+		gc_v2d va, vb;
+		gc_v2l m;
+
+		memcpy(&va, a + i, 16);
+		memcpy(&vb, b + i, 16);
+		m = (va > vb * t1) + (va > vb * t2) + (va > vb * t3);
+		lv[i] = (uint8_t)-m[0];
+		lv[i + 1] = (uint8_t)-m[1];
+	}
+	for (; i < n; i++)
+		lv[i] = (uint8_t)((a[i] > b[i] * t1) + (a[i] > b[i] * t2) + (a[i] > b[i] * t3));
+}
+
+/* Levels by δ of @n <= GC_DSLICE values (level only: Inf/NaN/zero/
+ * subnormal g are fixed by the caller). */
+static void delta_levels(const struct gc_dplan *q, size_t n, const float *restrict gv,
+			 const float *restrict pv, const float *restrict s0v,
+			 const float *restrict s1v, uint8_t *restrict lv)
+{
+	double num[GC_DSLICE], den[GC_DSLICE];
+	const double K = q->K, lam = q->lam, t1 = q->t1, t2 = q->t2, t3 = q->t3;
+	const int qz = !q->quot && q->kind != GT_OPT_ADAMW && q->kind != GT_OPT_NESTEROV;
+
+	delta_num(q, n, gv, pv, s0v, s1v, num);
+	if (q->quot) {
+		for (size_t i = 0; i < n; i++) {
+			const double g = gv[i], th = pv[i];
+
+			num[i] = fabs(num[i] / (K * g) - lam * th / g);
+			den[i] = 1;
+		}
+	} else if (qz) {
+		for (size_t i = 0; i < n; i++) {
+			const double th = pv[i];
+
+			/* θ − θ: the NaN of λθ/g for an infinite θ, λ = 0 */
+			num[i] = fabs(num[i] + (th - th));
+			den[i] = fabs(K * (double)gv[i]);
+		}
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			num[i] = fabs(num[i]);
+			den[i] = fabs(K * (double)gv[i]);
+		}
+	}
+	compare_levels(num, den, n, t1, t2, t3, lv);
+}
+
+/* f32 full and multi-quant: c->lv by delta_levels(), a slice at a time;
+ * -1 when the optimizer's constants need the slow path. */
+static int levels_f32(struct gc_ctx *c, const float *g, size_t n,
+		      const struct gt_codec_aux *aux)
+{
+	static const float zeros[GC_DSLICE];
+	const int ns = gt_optim_nstates(c->optim->kind);
+	const float *const s0 = ns >= 1 ? aux->state[0] : NULL;
+	const float *const s1 = ns >= 2 ? aux->state[1] : NULL;
+	uint8_t *const lv = c->lv;
+	struct gc_dplan q;
+
+	if (dplan_init(&q, c, aux) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i += GC_DSLICE) {
+		const size_t k = n - i < GC_DSLICE ? n - i : GC_DSLICE;
+
+		delta_levels(&q, k, g + i, aux->param + i, s0 ? s0 + i : zeros,
+			     s1 ? s1 + i : zeros, lv + i);
+		for (size_t j = i; j < i + k; j++) {
+			const uint32_t x = ((gt_f32_bits(g[j]) >> 23) + 1) & 0xff;
+
+			lv[j] = x <= 1 ? 0 : lv[j]; /* exponent 0 or 255 */
+		}
+	}
+	return 0;
+}
+
 /* Full and multi-quant: levels by δ; Inf/NaN level 0. */
 static int levels_delta(struct gc_ctx *c, const void *src, size_t n,
 			const struct gt_codec_aux *aux)
@@ -438,6 +695,8 @@ static int levels_delta(struct gc_ctx *c, const void *src, size_t n,
 	const double *const delta = c->delta;
 	uint8_t *const lv = c->lv;
 
+	if (c->dt == GT_DT_F32 && levels_f32(c, src, n, aux) == 0)
+		return 0;
 	GT_TRY(gt_optim_delta(c->optim, n, g, aux->param, aux->state[0],
 			      aux->state[1], c->delta));
 	if (c->dt == GT_DT_F32) {
@@ -759,6 +1018,48 @@ static void fw_store(const struct gc_fw *f, struct gt_bitw *w)
 }
 
 /*
+ * Four f32 values of c->tv at @tv with levels @lv, branch-free: the codes
+ * in one put (two when over 56 bits), the levels of the carriers in one,
+ * the words in two (a non-carrier's word has width 0).
+ */
+static inline __attribute__((always_inline)) void
+enc_quad(const uint64_t *enc, const uint8_t *lv, const unsigned char *tv, uint32_t zt,
+	 int lstream, const unsigned *sh, const unsigned *wd, struct gc_fw *cw,
+	 struct gc_fw *mw, struct gc_fw *lw)
+{
+	uint64_t e[4], w[4], lb = 0;
+	unsigned len[4], ww[4], ln = 0;
+
+	for (unsigned k = 0; k < 4; k++) {
+		uint32_t u;
+		unsigned l, m;
+
+		memcpy(&u, tv + 4 * k, 4);
+		e[k] = enc[(zt && !(u << 1)) ? 256 + (u >> 31) : u >> 23 & 0xff];
+		len[k] = (unsigned)(e[k] >> 32) & 0xff;
+		m = (unsigned)(e[k] >> 40) & 1;
+		l = lv[k];
+		lb |= (uint64_t)(l * m) << ln;
+		ln += 2 * m;
+		ww[k] = wd[l] * m;
+		w[k] = (((u >> 31) << 23 | (u & 0x7fffffu)) >> sh[l]) & (0u - m);
+	}
+	if (len[0] + len[1] + len[2] + len[3] <= 56) {
+		fw_put(cw, (e[0] & 0xffffffff) | (e[1] & 0xffffffff) << len[0] |
+				   (e[2] & 0xffffffff) << (len[0] + len[1]) |
+				   (e[3] & 0xffffffff) << (len[0] + len[1] + len[2]),
+		       len[0] + len[1] + len[2] + len[3]);
+	} else {
+		fw_put(cw, (e[0] & 0xffffffff) | (e[1] & 0xffffffff) << len[0], len[0] + len[1]);
+		fw_put(cw, (e[2] & 0xffffffff) | (e[3] & 0xffffffff) << len[2], len[2] + len[3]);
+	}
+	if (lstream)
+		fw_put(lw, lb, ln);
+	fw_put(mw, w[0] | w[1] << ww[0], ww[0] + ww[1]);
+	fw_put(mw, w[2] | w[3] << ww[2], ww[2] + ww[3]);
+}
+
+/*
  * The f32 hot loop, while every stream has 16 bytes of room and no run
  * may start within the next 8 values: codes, levels and words straight
  * from tables.  Returns where it stopped; the generic loop goes on.
@@ -790,21 +1091,7 @@ static size_t enc_f32(const struct gc_ctx *c, size_t i, size_t n,
 		memcpy(&b, tv + 4 * i + 24, 8);
 		if (runs && !(a | b))
 			break;
-		for (unsigned k = 0; k < 4; k++) {
-			uint32_t u;
-			uint64_t e;
-			unsigned l;
-
-			memcpy(&u, tv + 4 * (i + k), 4);
-			e = enc[(zt && !(u << 1)) ? 256 + (u >> 31) : u >> 23 & 0xff];
-			fw_put(&cw, (uint32_t)e, (unsigned)(e >> 32) & 0xff);
-			if (e >> 40 & 1) {
-				l = lv[i + k];
-				if (lstream)
-					fw_put(&lw, l, 2);
-				fw_put(&mw, ((u >> 31) << 23 | (u & 0x7fffffu)) >> sh[l], wd[l]);
-			}
-		}
+		enc_quad(enc, lv + i, tv + 4 * i, zt, lstream, sh, wd, &cw, &mw, &lw);
 		i += 4;
 	}
 	fw_store(&cw, &w->cw);

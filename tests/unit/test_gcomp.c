@@ -421,6 +421,95 @@ static void test_hand(void)
 	}
 }
 
+/* A random float: normal, zero, subnormal, Inf or NaN (rarely). */
+static float odd_float(uint64_t r, double scale)
+{
+	switch (r % 64) {
+	case 0: return 0.0f;
+	case 1: return -0.0f;
+	case 2: return gt_f32_from_bits((uint32_t)(r >> 20) & 0x807fffffu);
+	case 3: return (r >> 8) & 1 ? INFINITY : -INFINITY;
+	case 4: return NAN;
+	default: break;
+	}
+	return (float)(scale * ((double)(r >> 11 & 0xfffff) / 0x80000 - 1.0) *
+		       ldexp(1.0, (int)(r >> 40 & 15) - 8));
+}
+
+/*
+ * The codec's levels (its own δ evaluation) against gt_optim_delta() for
+ * every optimizer, with and without weight decay and state, on values
+ * with zeros, subnormals, Inf, NaN, negative states, and θ placed so that
+ * δ lies on a threshold or one ulp either side.
+ */
+static void test_delta_levels(void)
+{
+	static const enum gt_optim_kind kinds[] = {
+		GT_OPT_SGD, GT_OPT_MOMENTUM, GT_OPT_NESTEROV, GT_OPT_ADAGRAD,
+		GT_OPT_RMSPROP, GT_OPT_ADAM, GT_OPT_ADAMW,
+	};
+	const size_t n = 20000;
+	float *g = malloc(n * 4), *p = malloc(n * 4), *s0 = malloc(n * 4);
+	float *s1 = malloc(n * 4), *dec = malloc(n * 4);
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		for (int variant = 0; variant < 4; variant++) {
+			const int wd = variant & 1, nostate = variant >> 1;
+			struct gt_optim o = sgd(0.01);
+			struct gt_codec_aux aux = { p, { s0, s1 } };
+
+			o.kind = kinds[k];
+			o.have = ~0u;
+			o.momentum = kinds[k] == GT_OPT_MOMENTUM || kinds[k] == GT_OPT_NESTEROV ? 0.9 : 0;
+			o.dampening = kinds[k] == GT_OPT_MOMENTUM ? 0.1 : 0;
+			o.weight_decay = wd ? 1e-4 : 0;
+			o.beta1 = 0.9;
+			o.beta2 = 0.999;
+			o.eps = 1e-8;
+			o.alpha = 0.99;
+			o.lr_decay = 0.01;
+			o.t = 7;
+			if (nostate)
+				aux.state[0] = aux.state[1] = NULL;
+			for (size_t i = 0; i < n; i++) {
+				const uint64_t r = check_rand(), r2 = check_rand();
+
+				g[i] = odd_float(r, 1e-3);
+				p[i] = (r2 >> 3) % 97 == 0 ? odd_float(r2, 1) :
+				       (float)(0.1 * ((double)(r2 >> 20 & 0xffff) / 32768.0 - 1));
+				s0[i] = (r2 >> 1) % 89 == 0 ? odd_float(r2 >> 7, 1e-3) : g[i] * 0.5f;
+				s1[i] = (r2 >> 2) % 83 == 0 ? odd_float(r2 >> 9, 1e-6) : g[i] * g[i];
+				if (o.kind == GT_OPT_SGD && !wd && i % 3 == 0 && isnormal(g[i])) {
+					/* θ = T η g: δ on threshold T, or one ulp off */
+					const float th = (float)(ldexp(1.0, (int)lev32[1 + i % 3]) *
+								 o.lr * g[i]);
+					const uint32_t b = gt_f32_bits(th) + (uint32_t)(r2 % 3) - 1;
+
+					p[i] = isnormal(th) ? gt_f32_from_bits(b) : th;
+				}
+			}
+			for (int m = M_FULL; m <= M_MULTI; m += M_MULTI - M_FULL) {
+				struct gt_codec_ctx *enc, *dc;
+				char opts[32];
+				struct coded cd;
+
+				snprintf(opts, sizeof(opts), "mode=%s", modes[m]);
+				enc = make(GT_DT_F32, opts, &o);
+				dc = make(GT_DT_F32, opts, NULL);
+				CHECK_RC(code_all(enc, dc, GT_DT_F32, g, n, &aux, dec, &cd), 0);
+				check_levels(&o, g, dec, &aux, n, m);
+				gt_codec_free(enc);
+				gt_codec_free(dc);
+			}
+		}
+	}
+	free(g);
+	free(p);
+	free(s0);
+	free(s1);
+	free(dec);
+}
+
 /* The codec's parse of the options and canon. */
 static void test_options(void)
 {
@@ -706,6 +795,7 @@ int main(int argc, char **argv)
 	check_init(argc, argv);
 	RUN(test_options);
 	RUN(test_hand);
+	RUN(test_delta_levels);
 	RUN(test_needs_aux);
 	RUN(test_roundtrips);
 	RUN(test_hostile);

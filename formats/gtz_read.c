@@ -68,7 +68,7 @@ int gt_gtz_reader_open(FILE *f, unsigned threads, struct gt_gtz_reader **r_ret,
 	r->f = f;
 	r->off = 16;
 	r->threads = threads ? threads : 1;
-	r->slot = calloc(r->threads, sizeof(*r->slot));
+	r->slot = calloc(2 * (size_t)r->threads, sizeof(*r->slot));
 	rc = r->slot ? gt_pool_new(r->threads, &r->pool) : GT_ERR(NOMEM);
 	if (rc < 0) {
 		free(r->slot);
@@ -103,7 +103,9 @@ void gt_gtz_reader_free(struct gt_gtz_reader *r)
 	gtz_reader_close_tensor(r);
 	clear_group(r);
 	gt_pool_free(r->pool);
-	for (unsigned s = 0; s < r->threads; s++) {
+	if (r->ahead_n)
+		gt_pool_wait(r->pool);
+	for (unsigned s = 0; s < 2 * r->threads; s++) {
 		free(r->slot[s].meta);
 		free(r->slot[s].chunks);
 		free(r->slot[s].payload);
@@ -470,7 +472,7 @@ int gtz_decode_block(struct gt_gtz_reader *r, struct rblock *b, struct gt_diag *
 static void block_task(void *arg, size_t s, unsigned worker)
 {
 	struct gt_gtz_reader *r = arg;
-	struct rblock *b = &r->slot[s];
+	struct rblock *b = &r->job[s];
 
 	b->rc = prepare_out(r, b);
 	if (b->rc >= 0 && !b->raw)
@@ -495,44 +497,100 @@ static int add_offset(struct gt_gtz_reader *r, uint64_t off)
 }
 
 /*
- * The block record just read, and as many more as there are workers:
- * read them all, decode them at once, hand them out one by one.  The
- * first record that is not a block waits in r->pending.
+ * The block record just read, and as many more as there are workers, into
+ * @set; the first record that is not a block waits in r->pending.
  */
-static int read_batch(struct gt_gtz_reader *r, size_t len, struct gt_diag *d)
+static int read_set(struct gt_gtz_reader *r, size_t len, struct rblock *set,
+		    unsigned *n_ret, struct gt_diag *d)
 {
-	const uint64_t first_bno = r->blocks;
-	unsigned n = 0;
-	unsigned tag;
-	int rc;
+	unsigned n = 0, tag;
 
 	for (;;) {
-		rc = add_offset(r, r->rec_off);
-		if (rc >= 0)
-			rc = gtz_read_block(r, len, &r->slot[n], d);
-		if (rc < 0)
-			return rc;
-		n++;
+		GT_TRY(add_offset(r, r->rec_off) < 0
+		       ? gt_diag_set(d, GT_ERR(NOMEM), "out of memory") : 0);
+		GT_TRY(gtz_read_block(r, len, &set[n], d));
+		*n_ret = ++n;
 		if (r->scan || n == r->threads)
-			break;
+			return 0;
 		GT_TRY(gtz_read_record(r, &tag, &len, d));
 		if (tag != TAG_BLOCK) {
 			r->pending = 1;
 			r->pending_tag = tag;
 			r->pending_len = len;
-			break;
+			return 0;
 		}
 	}
+}
+
+static int check_set(struct gt_gtz_reader *r, struct rblock *set, unsigned n,
+		     uint64_t first_bno, struct gt_diag *d)
+{
+	for (unsigned s = 0; s < n; s++)
+		GT_TRY(check_block(r, &set[s], first_bno + s, d));
+	return 0;
+}
+
+/*
+ * Read ahead: when blocks follow, read them into the other set and let
+ * the workers decode it while the caller takes the current one.
+ */
+static int prefetch(struct gt_gtz_reader *r, struct gt_diag *d)
+{
+	struct rblock *set = &r->slot[(r->cur ^ 1) * r->threads];
+	unsigned tag, n = 0;
+	size_t len;
+
+	if (r->scan || r->pending || r->threads == 1)
+		return 0;
+	r->ahead_bno = r->blocks;
+	GT_TRY(gtz_read_record(r, &tag, &len, d));
+	if (tag != TAG_BLOCK) {
+		r->pending = 1;
+		r->pending_tag = tag;
+		r->pending_len = len;
+		return 0;
+	}
+	GT_TRY(read_set(r, len, set, &n, d));
+	r->job = set;
+	r->ahead_n = n;
+	gt_pool_start(r->pool, n, block_task, r);
+	return 0;
+}
+
+/* The set read ahead becomes the current one; read the next ahead. */
+static int take_ahead(struct gt_gtz_reader *r, struct gt_diag *d)
+{
+	const unsigned n = r->ahead_n;
+
+	gt_pool_wait(r->pool);
+	r->ahead_n = 0;
+	GT_TRY(check_set(r, r->job, n, r->ahead_bno, d));
+	r->cur ^= 1;
+	r->nslots = n;
+	r->next = 0;
+	return prefetch(r, d);
+}
+
+/* A block record just read with nothing read ahead: decode it now. */
+static int read_batch(struct gt_gtz_reader *r, size_t len, struct gt_diag *d)
+{
+	struct rblock *set = &r->slot[r->cur * r->threads];
+	const uint64_t first_bno = r->blocks;
+	unsigned n = 0;
+
+	GT_TRY(read_set(r, len, set, &n, d));
 	r->nslots = n;
 	r->next = 0;
 	if (r->scan)
 		return 0;
-	if (n == 1)
-		return gtz_decode_block(r, &r->slot[0], d);
-	gt_pool_run(r->pool, n, block_task, r);
-	for (unsigned s = 0; s < n; s++)
-		GT_TRY(check_block(r, &r->slot[s], first_bno + s, d));
-	return 0;
+	if (n == 1) {
+		GT_TRY(gtz_decode_block(r, set, d));
+	} else {
+		r->job = set;
+		gt_pool_run(r->pool, n, block_task, r);
+		GT_TRY(check_set(r, set, n, first_bno, d));
+	}
+	return prefetch(r, d);
 }
 
 static int parse_end(struct gt_gtz_reader *r, size_t len, struct gt_diag *d)
@@ -635,6 +693,10 @@ int gt_gtz_next(struct gt_gtz_reader *r, enum gt_gtz_event *ev_ret,
 		return 0;
 	}
 	r->nslots = r->next = 0;
+	if (r->ahead_n) {
+		*ev_ret = GT_GTZ_DATA;
+		return take_ahead(r, d);
+	}
 	if (r->done)
 		return 0;
 	if (r->pending) {
@@ -660,7 +722,7 @@ const struct gt_gtz_tensor *gt_gtz_tensor(const struct gt_gtz_reader *r)
 void gt_gtz_data(const struct gt_gtz_reader *r, const void **data_ret,
 		 size_t *n_ret)
 {
-	const struct rblock *b = &r->slot[r->next];
+	const struct rblock *b = &r->slot[r->cur * r->threads + r->next];
 
 	*data_ret = b->out;
 	*n_ret = (size_t)b->values;
@@ -673,7 +735,7 @@ void gt_gtz_reader_skip_payloads(struct gt_gtz_reader *r, int skip)
 
 void gt_gtz_last_record(const struct gt_gtz_reader *r, struct gt_gtz_record *rec)
 {
-	const struct rblock *b = &r->slot[r->next];
+	const struct rblock *b = &r->slot[r->cur * r->threads + r->next];
 
 	memset(rec, 0, sizeof(*rec));
 	rec->offset = r->rec_off;

@@ -42,9 +42,15 @@ struct gt_gtz_reader {
 	uint64_t seen, blocks;  /* parsed so far */
 	unsigned char *body;    /* the last record's body */
 	size_t body_cap;
-	/* blocks read ahead and decoded together; slot[next] is handed out next */
+	/*
+	 * Two sets of @threads blocks: set @cur is handed out (slot next of
+	 * nslots), while the workers decode the other (ahead_n blocks, from
+	 * block ahead_bno on) that was read ahead.
+	 */
 	struct rblock *slot;
-	unsigned nslots, next;
+	unsigned nslots, next, cur, ahead_n;
+	uint64_t ahead_bno;
+	struct rblock *job;     /* the set the workers decode */
 	int pending;            /* a record read ahead that is not a block */
 	unsigned pending_tag;
 	size_t pending_len;

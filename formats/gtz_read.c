@@ -412,9 +412,12 @@ static void decode_chunk(struct gt_gtz_reader *r, struct rblock *b, size_t i,
 	struct chunk_in *ch = &b->chunks[i];
 	struct gt_codec_ctx *ctx = b->raw ? r->k.raw[worker] : r->k.ctx[worker];
 
+	unsigned char *out = b->out + i * (size_t)r->k.chunk_values * r->k.width;
+
 	ch->rc = gt_codec_decode(ctx, b->payload + ch->off, (size_t)((ch->bits + 7) / 8),
-				 b->out + i * (size_t)r->k.chunk_values * r->k.width,
-				 (size_t)ch->values);
+				 out, (size_t)ch->values);
+	/* each worker checksums what it decoded; check_block combines them */
+	ch->crc = ch->rc < 0 ? 0 : crc_of(0, out, (size_t)ch->values * r->k.width);
 }
 
 struct chunk_job {
@@ -434,6 +437,7 @@ static int check_block(struct gt_gtz_reader *r, struct rblock *b, uint64_t bno,
 		       struct gt_diag *d)
 {
 	const char *name = r->t.info.name;
+	uint32_t crc;
 
 	if (b->rc < 0)
 		return gt_diag_set(d, GT_ERR(CORRUPT), "%s: block %llu: bad codec table",
@@ -443,7 +447,11 @@ static int check_block(struct gt_gtz_reader *r, struct rblock *b, uint64_t bno,
 			return gt_diag_set(d, GT_ERR(CORRUPT), "%s: block %llu: chunk %zu: %s",
 					   name, (unsigned long long)bno, i,
 					   gt_strerror(b->chunks[i].rc));
-	if (crc_of(0, b->out, (size_t)b->values * r->k.width) != b->crc)
+	crc = b->chunks[0].crc;
+	for (size_t i = 1; i < b->nchunks; i++)
+		crc = (uint32_t)crc32_combine(crc, b->chunks[i].crc,
+					      (z_off_t)(b->chunks[i].values * r->k.width));
+	if (crc != b->crc)
 		return gt_diag_set(d, GT_ERR(CORRUPT), "%s: block %llu: CRC mismatch",
 				   name, (unsigned long long)bno);
 	return 0;

@@ -7,6 +7,7 @@
 struct chunk_in {
 	uint64_t off, bits;
 	uint64_t values;
+	uint32_t crc;  /* of the decoded chunk */
 	int rc;
 };
 

@@ -87,9 +87,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->datasets[o->ndatasets++] = arg;
 		break;
 	case OPT_DTYPE:
-		o->src.dtype = gt_dtype_from_name(arg);
-		if (o->src.dtype == GT_DT_NONE)
-			argp_error(state, "unknown dtype '%s': expected f32, f16, bf16 or f64", arg);
+		o->src.dtype = gt_argp_dtype(state, arg);
 		break;
 	case OPT_FORMAT:
 		o->src.kind = gt_kind_parse(arg);

@@ -51,13 +51,6 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-static void parse_dtype(struct argp_state *state, const char *arg, enum gt_dtype *ret)
-{
-	*ret = gt_dtype_from_name(arg);
-	if (*ret == GT_DT_NONE)
-		argp_error(state, "invalid dtype '%s': expected f32, f16, bf16 or f64", arg);
-}
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct error_opts *o = state->input;
@@ -71,11 +64,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_MISSING_OK: o->missing_ok = 1; break;
 	case OPT_UPDATE: o->update = 1; break;
 	case OPT_FORMAT:
-		if (gt_fmt_parse(arg, &o->fmt) < 0 || o->fmt == GT_FMT_MARKDOWN)
-			argp_error(state, "invalid format '%s': expected table, csv, tsv or json", arg);
+		o->fmt = gt_argp_fmt(state, arg, 0);
 		break;
-	case OPT_DTYPE: parse_dtype(state, arg, &o->dtype); break;
-	case OPT_DTYPE_B: parse_dtype(state, arg, &o->dtype_b); break;
+	case OPT_DTYPE: o->dtype = gt_argp_dtype(state, arg); break;
+	case OPT_DTYPE_B: o->dtype_b = gt_argp_dtype(state, arg); break;
 	case 'q': o->quiet = 1; break;
 	case 'v': o->verbose = 1; break;
 	case ARGP_KEY_ARGS:

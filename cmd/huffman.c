@@ -74,13 +74,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "unknown method '%s': expected best, gcomp or pm", arg);
 		break;
 	case OPT_DTYPE:
-		o->src.dtype = gt_dtype_from_name(arg);
-		if (o->src.dtype == GT_DT_NONE)
-			argp_error(state, "unknown dtype '%s': expected f32, f16, bf16 or f64", arg);
+		o->src.dtype = gt_argp_dtype(state, arg);
 		break;
 	case OPT_FORMAT:
-		if (gt_fmt_parse(arg, &o->fmt) < 0)
-			argp_error(state, "unknown format '%s'", arg);
+		o->fmt = gt_argp_fmt(state, arg, 1);
 		break;
 	case 'f': o->force = 1; break;
 	case 'v': o->verbose = 1; break;

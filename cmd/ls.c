@@ -42,13 +42,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case OPT_FORMAT:
-		if (gt_fmt_parse(arg, &o->fmt) < 0 || o->fmt == GT_FMT_MARKDOWN)
-			argp_error(state, "invalid format '%s': expected table, csv, tsv or json", arg);
+		o->fmt = gt_argp_fmt(state, arg, 0);
 		break;
 	case OPT_DTYPE:
-		o->dtype = gt_dtype_from_name(arg);
-		if (o->dtype == GT_DT_NONE)
-			argp_error(state, "invalid dtype '%s': expected f32, f16, bf16 or f64", arg);
+		o->dtype = gt_argp_dtype(state, arg);
 		break;
 	case OPT_STEPS: o->steps_only = 1; break;
 	case OPT_RECORDS: o->records = 1; break;

@@ -1,4 +1,5 @@
 /* util.c - option parsing, tables and small helpers for cmd/ */
+#include <argp.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <fnmatch.h>
@@ -463,4 +464,23 @@ int gt_read_tensor(struct gt_source *src, size_t i, void *buf, size_t buf_values
 		first += got;
 	} while (got);
 	return 0;
+}
+
+enum gt_dtype gt_argp_dtype(struct argp_state *state, const char *arg)
+{
+	const enum gt_dtype dt = gt_dtype_from_name(arg);
+
+	if (dt == GT_DT_NONE)
+		argp_error(state, "invalid dtype '%s': expected f32, f16, bf16 or f64", arg);
+	return dt;
+}
+
+enum gt_fmt gt_argp_fmt(struct argp_state *state, const char *arg, int markdown)
+{
+	enum gt_fmt fmt = GT_FMT_TABLE;
+
+	if (gt_fmt_parse(arg, &fmt) < 0 || (!markdown && fmt == GT_FMT_MARKDOWN))
+		argp_error(state, "invalid format '%s': expected table, csv, tsv%s or json",
+			   arg, markdown ? ", markdown" : "");
+	return fmt;
 }

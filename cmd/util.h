@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../lib/gt_float.h"
+
 /* Checked number parsing: whole string, range inclusive; -1 on error. */
 int gt_parse_int(const char *s, long min, long max, long *ret);
 int gt_parse_double(const char *s, double min, double max, double *ret);
@@ -91,5 +93,14 @@ int gt_select_tensors(const struct gt_source *src, char *const *patterns,
 #define GT_READ_VALUES ((size_t)1 << 20)
 int gt_read_tensor(struct gt_source *src, size_t i, void *buf, size_t buf_values,
 		   int (*fn)(void *arg, const void *data, size_t n), void *arg);
+
+/*
+ * Option values every command parses the same way; a bad one is an argp
+ * usage error (exit 2) with one message for all commands.  @markdown:
+ * whether this command's output knows the markdown format.
+ */
+struct argp_state;
+enum gt_dtype gt_argp_dtype(struct argp_state *state, const char *arg);
+enum gt_fmt gt_argp_fmt(struct argp_state *state, const char *arg, int markdown);
 
 #endif

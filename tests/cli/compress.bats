@@ -381,7 +381,7 @@ roundtrip_raw() {
 	run -2 --separate-stderr gtool compress a b
 	[ "${stderr_lines[0]}" = "gtool compress: one input file at a time" ]
 	run -2 --separate-stderr gtool compress --dtype f8 "$SAMPLES/grads.f32"
-	[ "${stderr_lines[0]}" = "gtool compress: unknown dtype 'f8': expected f32, f16, bf16 or f64" ]
+	[ "${stderr_lines[0]}" = "gtool compress: invalid dtype 'f8': expected f32, f16, bf16 or f64" ]
 	run -2 --separate-stderr gtool compress --format gtz "$SAMPLES/grads.f32"
 	[ "${stderr_lines[0]}" = "gtool compress: unknown input format 'gtz': expected hdf5, npy or raw" ]
 	run -2 --separate-stderr gtool compress -T 0 "$SAMPLES/grads.f32" -o x.gtz

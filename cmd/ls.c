@@ -190,23 +190,6 @@ static void gtz_cells(struct gt_table *tb, const struct gt_source *src, size_t i
 	gt_table_uint(tb, m.raw_blocks);
 }
 
-/* Hyper-parameters in a fixed order, with the bit that says they are set. */
-static const struct {
-	const char *name;
-	unsigned bit;
-	size_t off;
-} hparams[] = {
-	{ "lr", GT_HP_LR, offsetof(struct gt_optim, lr) },
-	{ "momentum", GT_HP_MOMENTUM, offsetof(struct gt_optim, momentum) },
-	{ "dampening", GT_HP_DAMPENING, offsetof(struct gt_optim, dampening) },
-	{ "weight_decay", GT_HP_WEIGHT_DECAY, offsetof(struct gt_optim, weight_decay) },
-	{ "beta1", GT_HP_BETA1, offsetof(struct gt_optim, beta1) },
-	{ "beta2", GT_HP_BETA2, offsetof(struct gt_optim, beta2) },
-	{ "eps", GT_HP_EPS, offsetof(struct gt_optim, eps) },
-	{ "alpha", GT_HP_ALPHA, offsetof(struct gt_optim, alpha) },
-	{ "lr_decay", GT_HP_LR_DECAY, offsetof(struct gt_optim, lr_decay) },
-};
-#define NHPARAMS (sizeof(hparams) / sizeof(hparams[0]))
 
 static void step_cols(struct gt_table *tb)
 {
@@ -215,8 +198,8 @@ static void step_cols(struct gt_table *tb)
 	gt_table_col(tb, "group");
 	gt_table_col(tb, "optimizer");
 	gt_table_col(tb, "grads");
-	for (size_t h = 0; h < NHPARAMS; h++)
-		gt_table_col(tb, hparams[h].name);
+	for (size_t h = 0; h < GT_OPTIM_NHP; h++)
+		gt_table_col(tb, gt_optim_hps[h].name);
 }
 
 static void step_row(struct gt_table *tb, const char *file,
@@ -229,12 +212,9 @@ static void step_row(struct gt_table *tb, const char *file,
 	gt_table_str(tb, s->group);
 	gt_table_str(tb, opt && s->optim.kind != GT_OPT_NONE ? opt : "");
 	gt_table_uint(tb, s->n_grads);
-	for (size_t h = 0; h < NHPARAMS; h++) {
-		double v;
-
-		memcpy(&v, (const char *)&s->optim + hparams[h].off, sizeof(v));
-		if (s->optim.have & hparams[h].bit)
-			gt_table_num(tb, v, 6);
+	for (size_t h = 0; h < GT_OPTIM_NHP; h++) {
+		if (s->optim.have & gt_optim_hps[h].bit)
+			gt_table_num(tb, gt_optim_hp_get(&s->optim, &gt_optim_hps[h]), 6);
 		else
 			gt_table_str(tb, "");
 	}

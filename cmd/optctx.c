@@ -35,37 +35,19 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-static const struct {
-	int key;
-	unsigned bit;
-	size_t off;
-} hp[] = {
-	{ OPT_LR, GT_HP_LR, offsetof(struct gt_optim, lr) },
-	{ OPT_MOMENTUM, GT_HP_MOMENTUM, offsetof(struct gt_optim, momentum) },
-	{ OPT_DAMPENING, GT_HP_DAMPENING, offsetof(struct gt_optim, dampening) },
-	{ OPT_WD, GT_HP_WEIGHT_DECAY, offsetof(struct gt_optim, weight_decay) },
-	{ OPT_BETA1, GT_HP_BETA1, offsetof(struct gt_optim, beta1) },
-	{ OPT_BETA2, GT_HP_BETA2, offsetof(struct gt_optim, beta2) },
-	{ OPT_EPS, GT_HP_EPS, offsetof(struct gt_optim, eps) },
-	{ OPT_ALPHA, GT_HP_ALPHA, offsetof(struct gt_optim, alpha) },
-	{ OPT_LR_DECAY, GT_HP_LR_DECAY, offsetof(struct gt_optim, lr_decay) },
-};
-#define NHP (sizeof(hp) / sizeof(hp[0]))
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct gt_optflags *f = state->input;
 	long t;
 
-	for (size_t k = 0; k < NHP; k++) {
+	/* OPT_LR ... OPT_LR_DECAY are in the order of gt_optim_hps */
+	if (key >= OPT_LR && key < OPT_LR + GT_OPTIM_NHP) {
 		double v;
 
-		if (key != hp[k].key)
-			continue;
 		if (gt_parse_double(arg, -INFINITY, INFINITY, &v) < 0)
 			argp_error(state, "invalid number '%s'", arg);
-		memcpy((char *)&f->o + hp[k].off, &v, sizeof(v));
-		f->o.have |= hp[k].bit;
+		gt_optim_hp_set(&f->o, &gt_optim_hps[key - OPT_LR], v);
 		return 0;
 	}
 	switch (key) {
@@ -156,12 +138,9 @@ int gt_optctx_is_grad(const struct gt_optctx *c, size_t i)
 /* The flags given override the trace's values. */
 static void merge(struct gt_optim *o, const struct gt_optflags *f)
 {
-	for (size_t k = 0; k < NHP; k++) {
-		if (!(f->o.have & hp[k].bit))
-			continue;
-		memcpy((char *)o + hp[k].off, (const char *)&f->o + hp[k].off, sizeof(double));
-		o->have |= hp[k].bit;
-	}
+	for (size_t k = 0; k < GT_OPTIM_NHP; k++)
+		if (f->o.have & gt_optim_hps[k].bit)
+			gt_optim_hp_set(o, &gt_optim_hps[k], gt_optim_hp_get(&f->o, &gt_optim_hps[k]));
 	if (f->o.kind != GT_OPT_NONE)
 		o->kind = f->o.kind;
 	if (f->has_t)

@@ -17,21 +17,6 @@ struct gt_trace {
 
 /* ---- hyper-parameters ------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	unsigned bit;
-	size_t off;
-} hparams[] = {
-	{ "lr", GT_HP_LR, offsetof(struct gt_optim, lr) },
-	{ "momentum", GT_HP_MOMENTUM, offsetof(struct gt_optim, momentum) },
-	{ "dampening", GT_HP_DAMPENING, offsetof(struct gt_optim, dampening) },
-	{ "weight_decay", GT_HP_WEIGHT_DECAY, offsetof(struct gt_optim, weight_decay) },
-	{ "beta1", GT_HP_BETA1, offsetof(struct gt_optim, beta1) },
-	{ "beta2", GT_HP_BETA2, offsetof(struct gt_optim, beta2) },
-	{ "eps", GT_HP_EPS, offsetof(struct gt_optim, eps) },
-	{ "alpha", GT_HP_ALPHA, offsetof(struct gt_optim, alpha) },
-	{ "lr_decay", GT_HP_LR_DECAY, offsetof(struct gt_optim, lr_decay) },
-};
 
 /* The step's attribute, else the root's. */
 static const struct gt_attr *lookup(const struct gt_attrs *step,
@@ -86,15 +71,14 @@ static void read_optim(struct gt_optim *o, const struct gt_attrs *step,
 	const struct gt_attr *name = lookup(step, root, "optimizer");
 
 	memset(o, 0, sizeof(*o));
-	for (size_t k = 0; k < sizeof(hparams) / sizeof(hparams[0]); k++) {
+	for (size_t k = 0; k < GT_OPTIM_NHP; k++) {
+		const struct gt_optim_hp *h = &gt_optim_hps[k];
 		double v;
 
-		if (hparams[k].bit == GT_HP_BETA1 || hparams[k].bit == GT_HP_BETA2)
+		if (h->bit == GT_HP_BETA1 || h->bit == GT_HP_BETA2)
 			continue;
-		if (number(lookup(step, root, hparams[k].name), 1, 0, &v)) {
-			memcpy((char *)o + hparams[k].off, &v, sizeof(v));
-			o->have |= hparams[k].bit;
-		}
+		if (number(lookup(step, root, h->name), 1, 0, &v))
+			gt_optim_hp_set(o, h, v);
 	}
 	read_betas(o, step, root);
 	if (name && name->type == GT_ATTR_STR)

@@ -15,6 +15,7 @@
 #endif
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
@@ -90,15 +91,31 @@ const char *gt_optim_state_name(enum gt_optim_kind k, int i)
 
 /* ---- checking ---------------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	unsigned bit;
-} hp_names[] = {
-	{ "lr", GT_HP_LR }, { "momentum", GT_HP_MOMENTUM },
-	{ "dampening", GT_HP_DAMPENING }, { "weight_decay", GT_HP_WEIGHT_DECAY },
-	{ "beta1", GT_HP_BETA1 }, { "beta2", GT_HP_BETA2 }, { "eps", GT_HP_EPS },
-	{ "alpha", GT_HP_ALPHA }, { "lr_decay", GT_HP_LR_DECAY },
+const struct gt_optim_hp gt_optim_hps[GT_OPTIM_NHP] = {
+	{ "lr", GT_HP_LR, offsetof(struct gt_optim, lr) },
+	{ "momentum", GT_HP_MOMENTUM, offsetof(struct gt_optim, momentum) },
+	{ "dampening", GT_HP_DAMPENING, offsetof(struct gt_optim, dampening) },
+	{ "weight_decay", GT_HP_WEIGHT_DECAY, offsetof(struct gt_optim, weight_decay) },
+	{ "beta1", GT_HP_BETA1, offsetof(struct gt_optim, beta1) },
+	{ "beta2", GT_HP_BETA2, offsetof(struct gt_optim, beta2) },
+	{ "eps", GT_HP_EPS, offsetof(struct gt_optim, eps) },
+	{ "alpha", GT_HP_ALPHA, offsetof(struct gt_optim, alpha) },
+	{ "lr_decay", GT_HP_LR_DECAY, offsetof(struct gt_optim, lr_decay) },
 };
+
+double gt_optim_hp_get(const struct gt_optim *o, const struct gt_optim_hp *h)
+{
+	double v;
+
+	memcpy(&v, (const char *)o + h->off, sizeof(v));
+	return v;
+}
+
+void gt_optim_hp_set(struct gt_optim *o, const struct gt_optim_hp *h, double v)
+{
+	memcpy((char *)o + h->off, &v, sizeof(v));
+	o->have |= h->bit;
+}
 
 static int nonzero(double v)
 {
@@ -172,10 +189,10 @@ int gt_optim_check(const struct gt_optim *o, const char *where, struct gt_diag *
 
 	if (!known(o->kind))
 		return gt_diag_set(d, GT_ERR(NOTFOUND), "%s: attribute optimizer missing", where);
-	for (size_t k = 0; k < sizeof(hp_names) / sizeof(hp_names[0]); k++)
-		if ((need[o->kind] & hp_names[k].bit) && !(o->have & hp_names[k].bit))
+	for (size_t k = 0; k < GT_OPTIM_NHP; k++)
+		if ((need[o->kind] & gt_optim_hps[k].bit) && !(o->have & gt_optim_hps[k].bit))
 			return gt_diag_set(d, GT_ERR(NOTFOUND), "%s: attribute %s missing",
-					   where, hp_names[k].name);
+					   where, gt_optim_hps[k].name);
 	why = bad_value(o, &rc);
 	if (why)
 		return gt_diag_set(d, rc, "%s: %s", where, why);

@@ -46,6 +46,19 @@ struct gt_optim {
 	int amsgrad, centered, maximize;
 };
 
+/* The hyper-parameters, in a fixed order: the attribute name a trace
+ * uses, the GT_HP_* bit, and where the double is in struct gt_optim. */
+struct gt_optim_hp {
+	const char *name;
+	unsigned bit;
+	size_t off;
+};
+#define GT_OPTIM_NHP 9
+extern const struct gt_optim_hp gt_optim_hps[GT_OPTIM_NHP];
+double gt_optim_hp_get(const struct gt_optim *o, const struct gt_optim_hp *h);
+/* Set the value and its GT_HP_* bit in o->have. */
+void gt_optim_hp_set(struct gt_optim *o, const struct gt_optim_hp *h, double v);
+
 /* "sgd", "momentum", ...; case-insensitive parse, GT_OPT_NONE if unknown. */
 const char *gt_optim_name(enum gt_optim_kind k);
 enum gt_optim_kind gt_optim_parse(const char *s);

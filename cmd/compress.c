@@ -442,61 +442,64 @@ static int load_table(struct job *j)
 	return 0;
 }
 
+/* The codec and its options; usage errors return 2, else 0. */
+static int setup_codec(struct job *j, const struct compress_opts *o)
+{
+	const char *spec_opts = "";
+	struct gt_diag d = { "" };
+
+	if (gt_codec_spec_parse(o->codec ? o->codec : "huffexp", &j->codec, &spec_opts, &d) < 0) {
+		gt_error("%s; see 'gtool compress --list-codecs'", d.msg);
+		return 2;
+	}
+	j->opts = codec_options(o, j->codec, spec_opts);
+	if (!j->opts) {
+		gt_error("codec %s has no level", gt_codec_name(j->codec));
+		return 2;
+	}
+	return check_options(j) < 0 ? 2 : 0;
+}
+
+/* Input, optimizer context and output, in that order. */
+static int open_files(struct job *j, struct compress_opts *o)
+{
+	struct gt_diag d = { "" };
+
+	if (!strcmp(o->output, "-") && isatty(STDOUT_FILENO))
+		return gt_error("refusing to write compressed data to a terminal; use -o FILE or a pipe");
+	GT_TRY(load_table(j));
+	if (gt_source_open(o->input, &o->src, &j->src, &d) < 0)
+		return gt_error("%s: %s", o->input, d.msg);
+	j->buf_values = o->block_values ? (size_t)o->block_values : GT_GTZ_BLOCK_DEFAULT;
+	GT_TRY(gt_optctx_open(&j->ctx, &o->of, j->src, o->input, j->buf_values));
+	if (o->grads_only && !j->ctx.trace)
+		return gt_error("%s: --grads-only needs a trace with step groups", o->input);
+	if (gt_gtz_writer_open(o->output, o->force, o->threads, &j->w, &d) < 0)
+		return gt_error("%s", d.msg);
+	j->buf = xmalloc(j->buf_values * 8);
+	return 0;
+}
+
 static int run_compress(struct compress_opts *o)
 {
 	struct job j = { 0 };
-	const char *spec_opts = "";
-	struct gt_diag d = { "" };
 	char *out = NULL;
 	int rc;
 
 	j.o = o;
-	if (gt_codec_spec_parse(o->codec ? o->codec : "huffexp", &j.codec, &spec_opts, &d) < 0) {
-		gt_error("%s; see 'gtool compress --list-codecs'", d.msg);
-		return 2;
-	}
-	j.opts = codec_options(o, j.codec, spec_opts);
-	if (!j.opts) {
-		gt_error("codec %s has no level", gt_codec_name(j.codec));
-		return 2;
-	}
-	if (check_options(&j) < 0) {
+	rc = setup_codec(&j, o);
+	if (rc) {
 		free(j.opts);
-		return 2;
+		return rc;
 	}
 	if (!o->output) {
 		if (asprintf(&out, "%s.gtz", o->input) < 0)
 			gt_die("out of memory");
 		o->output = strcmp(o->input, "-") ? out : "-";
 	}
-	if (!strcmp(o->output, "-") && isatty(STDOUT_FILENO)) {
-		rc = gt_error("refusing to write compressed data to a terminal; use -o FILE or a pipe");
-		goto out;
-	}
-	rc = load_table(&j);
-	if (rc < 0)
-		goto out;
-	rc = gt_source_open(o->input, &o->src, &j.src, &d);
-	if (rc < 0) {
-		rc = gt_error("%s: %s", o->input, d.msg);
-		goto out;
-	}
-	j.buf_values = o->block_values ? (size_t)o->block_values : GT_GTZ_BLOCK_DEFAULT;
-	rc = gt_optctx_open(&j.ctx, &o->of, j.src, o->input, j.buf_values);
-	if (rc < 0)
-		goto out;
-	if (o->grads_only && !j.ctx.trace) {
-		rc = gt_error("%s: --grads-only needs a trace with step groups", o->input);
-		goto out;
-	}
-	rc = gt_gtz_writer_open(o->output, o->force, o->threads, &j.w, &d);
-	if (rc < 0) {
-		rc = gt_error("%s", d.msg);
-		goto out;
-	}
-	j.buf = xmalloc(j.buf_values * 8);
-	rc = write_all(&j);
-out:
+	rc = open_files(&j, o);
+	if (rc >= 0)
+		rc = write_all(&j);
 	gt_gtz_writer_free(j.w);
 	gt_optctx_close(&j.ctx);
 	gt_source_free(j.src);

@@ -98,6 +98,9 @@ struct gc_ctx {
 	/* per symbol: code bits | nbits << 32 | mant << 40 | no code << 41 */
 	uint64_t enc[GT_HUFF_NSYM_MAX];
 	uint16_t lut[GT_HUFF_LUT_MAX];
+	/* f32 decode (prepare_f32) */
+	unsigned mbits, wsh[4];
+	uint64_t wmask[4], mlut[1u << 12] /* GC_MBITS */, dsym[GT_HUFF_NZERO(8) + 1], ltab[256];
 	/* encode scratch for cap values, grown outside the loops */
 	size_t cap;
 	unsigned char *tv; /* the values as coded (subnormals flushed) */
@@ -850,6 +853,15 @@ static int zero_tokens(const struct gc_ctx *c)
 	return c->mode != GC_SINGLE && c->mode != GC_MULTI;
 }
 
+/* The f32 symbol of @u, branch-free (zeros are random in gradients):
+ * ZERO/NZERO for ±0.0 when @zt, else the exponent field. */
+static inline uint32_t sym32(uint32_t u, uint32_t zt)
+{
+	const uint32_t z = zt & (uint32_t)!(u << 1);
+
+	return (u >> 23 & 0xff) | z << 8 | (z & u >> 31);
+}
+
 /* count_levels() for f32. */
 static int count_f32(struct gc_ctx *c, size_t n, uint64_t *cnt)
 {
@@ -859,22 +871,30 @@ static int count_f32(struct gc_ctx *c, size_t n, uint64_t *cnt)
 	const uint64_t *const enc = c->enc;
 	uint8_t *const lv = c->lv;
 	uint64_t bad = 0;
-	size_t k[4] = { 0, 0, 0, 0 };
 
-	for (size_t i = 0; i < n; i++) {
-		uint32_t u;
-		uint64_t e;
-		unsigned l;
+	cnt[0] = cnt[1] = cnt[2] = cnt[3] = 0;
+	for (size_t i0 = 0; i0 < n; i0 += 32768) {
+		const size_t stop = n - i0 < 32768 ? n : i0 + 32768;
+		/* 16-bit counts per level in one register: a count in memory
+		 * would chain each value's add to the last one's store */
+		uint64_t k = 0;
 
-		memcpy(&u, tv + 4 * i, 4);
-		e = enc[(zt && !(u << 1)) ? 256 + (u >> 31) : u >> 23 & 0xff];
-		bad |= e;
-		l = !(u << 1) ? zl : lv[i];
-		lv[i] = (uint8_t)l;
-		k[l] += e >> 40 & 1;
+		for (size_t i = i0; i < stop; i++) {
+			uint32_t u, lz;
+			uint64_t e;
+			unsigned l;
+
+			memcpy(&u, tv + 4 * i, 4);
+			lz = 0u - (uint32_t)!(u << 1);
+			e = enc[sym32(u, zt)];
+			bad |= e;
+			l = (lv[i] & ~lz) | (zl & lz);
+			lv[i] = (uint8_t)l;
+			k += (e >> 40 & 1) << (16 * l);
+		}
+		for (int l = 0; l < 4; l++)
+			cnt[l] += k >> (16 * l) & 0xffff;
 	}
-	for (int l = 0; l < 4; l++)
-		cnt[l] = k[l];
 	return bad >> 41 ? GT_ERR(INVAL) : 0;
 }
 
@@ -1030,12 +1050,15 @@ enc_quad(const uint64_t *enc, const uint8_t *lv, const unsigned char *tv, uint32
 	uint64_t e[4], w[4], lb = 0;
 	unsigned len[4], ww[4], ln = 0;
 
+#if defined(__GNUC__)
+#pragma GCC unroll 4
+#endif
 	for (unsigned k = 0; k < 4; k++) {
 		uint32_t u;
 		unsigned l, m;
 
 		memcpy(&u, tv + 4 * k, 4);
-		e[k] = enc[(zt && !(u << 1)) ? 256 + (u >> 31) : u >> 23 & 0xff];
+		e[k] = enc[sym32(u, zt)];
 		len[k] = (unsigned)(e[k] >> 32) & 0xff;
 		m = (unsigned)(e[k] >> 40) & 1;
 		l = lv[k];
@@ -1298,64 +1321,192 @@ static int dec_values(const struct gc_ctx *c, struct gc_readers *r,
 }
 
 /*
- * The f32 hot loop, while every stream has 8 bytes left (so refills take
- * the fast path): exponent, ZERO and NZERO tokens; it stops at any other
- * token for dec_values().  Carriers per level are counted and checked
- * against the header once.
+ * The f32 fast path (GComp §4.5 with several tokens per lookup, as in
+ * huffexp): a lookup of the next B code bits gives up to three exponent,
+ * ZERO or NZERO tokens and the index of each one's carrier among them;
+ * one 6-bit peek of the level stream and a lookup in ltab give the
+ * carriers' word offsets, the bits they take and their counts per level;
+ * the words are read from bit positions in the mantissa stream.  All
+ * three slots are stored (junk that later values overwrite).
  */
-static int dec_f32(const struct gc_ctx *c, struct gc_readers *r,
-		   unsigned char *dst, size_t n, size_t *i_ret)
+#define GC_MBITS 12 /* table index bits; 9 for blocks of < 16384 values */
+
+static uint64_t mlut_entry(const struct gc_ctx *c, unsigned x, unsigned B)
 {
-	struct gt_bitr cr = r->cr, mr = r->mr, lr = r->lr;
-	const uint16_t *const lut = c->lut;
-	const unsigned ml = c->table.maxlen;
-	const int lstream = c->mode != GC_PRUNE;
-	unsigned sh[4], wd[4];
-	size_t i = *i_ret, k[4] = { 0, 0, 0, 0 };
+	unsigned pos = 0, k = 0, nc = 0;
+	uint64_t ent = 0;
 
-	for (int l = 0; l < 4; l++) {
-		sh[l] = c->lev[l];
-		wd[l] = 24 - c->lev[l];
-	}
-	while (i < n && cr.end - cr.ptr >= 8 && mr.end - mr.ptr >= 8 &&
-	       (!lstream || lr.end - lr.ptr >= 8)) {
-		unsigned e, s, l = 0;
-		uint32_t v, w;
+	while (k < 3) {
+		/* bits of x above B are unknown: only codes within B count */
+		const unsigned e = c->lut[x >> pos], l = GT_HUFF_LUT_LEN(e);
+		const unsigned s = GT_HUFF_LUT_SYM(e);
 
-		gt_bitr_refill(&cr);
-		e = lut[gt_bitr_peek(&cr, ml)];
-		s = GT_HUFF_LUT_SYM(e);
-		if (!GT_HUFF_LUT_LEN(e) || s > GT_HUFF_NZERO(8))
+		if (!l || l > B - pos || s > GT_HUFF_NZERO(8))
 			break;
-		gt_bitr_consume(&cr, GT_HUFF_LUT_LEN(e));
-		if (s < 256) {
-			if (lstream) {
-				if (lr.nb < 2)
-					gt_bitr_refill(&lr);
-				l = (unsigned)lr.acc & 3;
-				gt_bitr_consume(&lr, 2);
-			}
-			if (mr.nb < 24)
-				gt_bitr_refill(&mr);
-			w = (uint32_t)gt_bitr_peek(&mr, wd[l]) << sh[l];
-			gt_bitr_consume(&mr, wd[l]);
-			k[l]++;
-			v = (w >> 23) << 31 | s << 23 | (w & 0x7fffffu);
-		} else {
-			v = (uint32_t)(s - 256) << 31;
-		}
-		memcpy(dst + 4 * i++, &v, 4);
+		ent |= (uint64_t)(s | nc << 9) << (8 + 16 * k);
+		nc += s < 256;
+		pos += l;
+		k++;
 	}
-	r->cr = cr;
-	r->mr = mr;
-	r->lr = lr;
-	*i_ret = i;
+	return k ? ent | pos | k << 4 | nc << 6 : 0;
+}
+
+/* ltab[nc << 6 | levels]: word offsets 0, off1, off2 in bits 0-23, the
+ * nc words' bits in 24-31, the nc carriers per level (bytes) above. */
+static void prepare_f32(struct gc_ctx *c, size_t n)
+{
+	const unsigned want = n < 16384 ? 9 : GC_MBITS;
+	const unsigned B = c->table.maxlen < want ? c->table.maxlen : want;
+
+	c->mbits = B;
+	for (unsigned x = 0; x < (1u << B); x++)
+		c->mlut[x] = mlut_entry(c, x, B);
+	for (unsigned s = 0; s < 256; s++)
+		c->dsym[s] = (uint64_t)s << 23 | UINT64_C(0xffffffff) << 32;
+	c->dsym[GT_HUFF_ZERO(8)] = 0;
+	c->dsym[GT_HUFF_NZERO(8)] = UINT64_C(1) << 31;
+	for (unsigned x = 0; x < 256; x++) {
+		const unsigned nc = x >> 6;
+		uint64_t off = 0, t = 0;
+
+		for (unsigned k = 0; k < 3; k++) {
+			const unsigned l = x >> (2 * k) & 3;
+
+			t |= off << (8 * k);
+			if (k < nc)
+				t += UINT64_C(1) << (32 + 8 * l);
+			off += 24 - c->lev[l];
+			if (k + 1 == nc)
+				t |= off << 24;
+		}
+		c->ltab[x] = t;
+	}
+	for (int l = 0; l < 4; l++) {
+		c->wsh[l] = c->lev[l];
+		c->wmask[l] = (UINT64_C(1) << (24 - c->lev[l])) - 1;
+	}
+}
+
+/* Bits consumed by reader @r (pad 0), and the reader moved to bit @pos. */
+static uint64_t bitr_pos(const struct gt_bitr *r)
+{
+	return (uint64_t)(r->ptr - r->start) * 8 - r->nb;
+}
+
+static void bitr_seek(struct gt_bitr *r, uint64_t pos)
+{
+	r->ptr = r->start + pos / 8;
+	r->acc = 0;
+	r->nb = 0;
+	if (pos & 7)
+		(void)gt_bitr_get(r, (unsigned)(pos & 7));
+}
+
+struct gc_fr {
+	struct gt_bitr cr;
+	const unsigned char *mp, *lp;
+	uint64_t mpos, lpos, cnt;
+	size_t i;
+};
+
+static inline __attribute__((always_inline)) int
+step_f32(const struct gc_ctx *c, struct gc_fr *f, unsigned char *dst,
+	 uint64_t bmask, const int lstream)
+{
+	const uint64_t e = c->mlut[f->cr.acc & bmask];
+	uint64_t lb = 0, t, x;
+
+	if (__builtin_expect(!(e & 15), 0))
+		return 0;
+	gt_bitr_consume(&f->cr, (unsigned)(e & 15));
+	if (lstream) {
+		memcpy(&x, f->lp + (f->lpos >> 3), 8);
+		lb = x >> (f->lpos & 7) & 63;
+	}
+	t = c->ltab[(e >> 6 & 3) << 6 | lb];
+	for (unsigned k = 0; k < 3; k++) {
+		const unsigned sl = (unsigned)(e >> (8 + 16 * k)), ci = sl >> 9 & 3;
+		const uint64_t p = f->mpos + (t >> (8 * ci) & 0xff), d = c->dsym[sl & 0x1ff];
+		const unsigned l = (unsigned)(lb >> (2 * ci)) & 3;
+		uint32_t w, v;
+
+		memcpy(&x, f->mp + (p >> 3), 8);
+		w = (uint32_t)((x >> (p & 7)) & c->wmask[l]) << c->wsh[l];
+		v = (uint32_t)d | (((w & 0x7fffffu) | (w >> 23) << 31) & (uint32_t)(d >> 32));
+		memcpy(dst + 4 * (f->i + k), &v, 4);
+	}
+	f->i += e >> 4 & 3;
+	f->mpos += t >> 24 & 0xff;
+	f->lpos += lstream ? 2 * (e >> 6 & 3) : 0;
+	f->cnt += t >> 32;
+	return 1;
+}
+
+/* Counts per level (bytes of @cnt) into @k. */
+static inline void cnt_flush(uint64_t cnt, size_t *k)
+{
+	for (int l = 0; l < 4; l++)
+		k[l] += cnt >> (8 * l) & 0xff;
+}
+
+/*
+ * Groups of four lookups after one refill (4 x 12 <= 56 bits) while 12
+ * values, 8 code bytes, 48 mantissa and 16 level bytes are left, so that
+ * nothing inside a group needs a check (a group takes <= 36 and 3).  It
+ * stops at any other token for dec_values().  Carriers per level are
+ * counted (flushed every 16 groups: <= 192 a byte) and checked once.
+ */
+static inline __attribute__((always_inline)) int
+dec_f32_at(const struct gc_ctx *c, struct gc_readers *r, unsigned char *dst,
+	   size_t n, size_t *i_ret, const int lstream)
+{
+	const size_t mlen = (size_t)(r->mr.end - r->mr.start);
+	const size_t llen = (size_t)(r->lr.end - r->lr.start);
+	const uint64_t bmask = (UINT64_C(1) << c->mbits) - 1;
+	struct gc_fr f = { r->cr, r->mr.start, r->lr.start, 0, 0, 0, *i_ret };
+	size_t k[4] = { 0, 0, 0, 0 };
+	unsigned g = 0;
+
+	if (r->mr.pad || r->lr.pad)
+		return 0;
+	f.mpos = bitr_pos(&r->mr);
+	f.lpos = bitr_pos(&r->lr);
+	while (n - f.i >= 12 && f.cr.end - f.cr.ptr >= 8 && mlen - f.mpos / 8 >= 48 &&
+	       (!lstream || llen - f.lpos / 8 >= 16)) {
+		int ok;
+
+		gt_bitr_refill(&f.cr);
+		ok = step_f32(c, &f, dst, bmask, lstream) &&
+		     step_f32(c, &f, dst, bmask, lstream) &&
+		     step_f32(c, &f, dst, bmask, lstream) &&
+		     step_f32(c, &f, dst, bmask, lstream);
+		if (!ok)
+			break;
+		if (++g == 16) {
+			cnt_flush(f.cnt, k);
+			f.cnt = 0;
+			g = 0;
+		}
+	}
+	cnt_flush(f.cnt, k);
+	r->cr = f.cr;
+	bitr_seek(&r->mr, f.mpos);
+	bitr_seek(&r->lr, f.lpos);
+	*i_ret = f.i;
 	for (int q = 0; q < 4; q++) {
 		if (k[q] > r->left[q])
 			return GT_ERR(CORRUPT);
 		r->left[q] -= k[q];
 	}
 	return 0;
+}
+
+static int dec_f32(const struct gc_ctx *c, struct gc_readers *r,
+		   unsigned char *dst, size_t n, size_t *i_ret)
+{
+	if (c->mode == GC_PRUNE)
+		return dec_f32_at(c, r, dst, n, i_ret, 0);
+	return dec_f32_at(c, r, dst, n, i_ret, 1);
 }
 
 /* The three streams of a chunk after its header. */
@@ -1393,6 +1544,8 @@ static int gc_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 		return GT_ERR(INVAL);
 	if (!c->dec_ready) {
 		GT_TRY(gt_huff_lut(&c->table, c->lut, GT_HUFF_LUT_MAX));
+		if (c->dt == GT_DT_F32)
+			prepare_f32(c, n);
 		c->dec_ready = 1;
 	}
 	GT_TRY(get_header(c, &p, end, n, cnt));

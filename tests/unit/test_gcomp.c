@@ -672,6 +672,52 @@ static void test_roundtrips(void)
 	}
 }
 
+/* f32 with short and long codes and other level sets: the multi-token
+ * decode table of every index width (maxlen 1-15, 9 and 12 bits). */
+static void test_f32_tables(void)
+{
+	static const char *const opts[] = { "maxlen=1", "maxlen=4", "maxlen=9", "maxlen=15",
+					    "levels=0,5,9,23,maxlen=11" };
+	const size_t n = 65537;
+	const struct gt_optim o = sgd(0.01);
+	float *src = malloc(n * 4), *out = malloc(n * 4), *param = malloc(n * 4);
+	struct gt_codec_aux aux = { param, { NULL, NULL } };
+
+	fill(src, GT_DT_F32, n, param);
+	for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
+		for (int m = 0; m < NMODES; m++) {
+			char o2[96], canon[160];
+			struct gt_codec_ctx *enc, *dec;
+			struct coded cd;
+			unsigned lev[4];
+			size_t bad = 0;
+
+			snprintf(o2, sizeof(o2), "%s,mode=%s", opts[k], modes[m]);
+			enc = make(GT_DT_F32, o2, &o);
+			dec = make(GT_DT_F32, o2, NULL);
+			gt_codec_canon(enc, canon, sizeof(canon));
+			CHECK(sscanf(canon, "levels=%u,%u,%u,%u", &lev[0], &lev[1], &lev[2],
+				     &lev[3]) == 4);
+			if (m == M_PRUNE)
+				lev[1] = lev[2] = lev[3] = lev[0];
+			CHECK_RC(code_all(enc, dec, GT_DT_F32, src, n, &aux, out, &cd), 0);
+			for (size_t i = 0; i < n; i++)
+				bad += value_level(gt_fp_load(src, GT_DT_F32, i),
+						   gt_fp_load(out, GT_DT_F32, i), GT_DT_F32, lev,
+						   m == M_FULL || m == M_PRUNE ? 1 :
+						   m == M_EXACT ? 2 : 0) < 0;
+			if (bad)
+				fprintf(stderr, "%s: %zu wrong\n", o2, bad);
+			CHECK(bad == 0);
+			gt_codec_free(enc);
+			gt_codec_free(dec);
+		}
+	}
+	free(src);
+	free(out);
+	free(param);
+}
+
 /* A coded f32 chunk for the hostile tests. */
 static size_t coded_chunk(const char *opts, struct gt_codec_ctx **dec_ret,
 			  unsigned char *dst, size_t cap, size_t n)
@@ -798,6 +844,7 @@ int main(int argc, char **argv)
 	RUN(test_delta_levels);
 	RUN(test_needs_aux);
 	RUN(test_roundtrips);
+	RUN(test_f32_tables);
 	RUN(test_hostile);
 	RUN(test_bound);
 	RUN(test_traces);

@@ -64,14 +64,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid maxlen '%s': expected 1-15", arg);
 		break;
 	case OPT_METHOD:
-		if (!strcmp(arg, "best"))
-			o->method = GT_HUFF_BEST;
-		else if (!strcmp(arg, "gcomp"))
-			o->method = GT_HUFF_GCOMP;
-		else if (!strcmp(arg, "pm"))
-			o->method = GT_HUFF_PM;
-		else
-			argp_error(state, "unknown method '%s': expected best, gcomp or pm", arg);
+		if (gt_huff_method_parse(arg) < 0)
+			argp_error(state, "invalid method '%s': expected best, gcomp or pm", arg);
+		o->method = (enum gt_huff_method)gt_huff_method_parse(arg);
 		break;
 	case OPT_DTYPE:
 		o->src.dtype = gt_argp_dtype(state, arg);
@@ -234,16 +229,6 @@ static int gather(const struct huffman_opts *o, struct gt_huff_hist *h)
 	return rc;
 }
 
-static const char *method_name(enum gt_huff_method m)
-{
-	switch (m) {
-	case GT_HUFF_GCOMP: return "gcomp";
-	case GT_HUFF_PM: return "pm";
-	case GT_HUFF_BEST: return "best";
-	}
-	return "?";
-}
-
 /* -v: what each builder's table costs on the data it was built from. */
 static void show_builders(const struct huffman_opts *o, const struct gt_huff_hist *h,
 			  unsigned maxlen)
@@ -266,7 +251,7 @@ static void show_builders(const struct huffman_opts *o, const struct gt_huff_his
 			continue;
 		for (unsigned s = 0; s < t->nsyms; s++)
 			longest = t->len[s] > longest ? t->len[s] : longest;
-		gt_table_str(tab, method_name(methods[m]));
+		gt_table_str(tab, gt_huff_method_name(methods[m]));
 		gt_table_num(tab, (double)bits / (double)h->n, 6);
 		gt_table_num(tab, (double)(bits - mantissa_bits(t, h)) / (double)h->n, 6);
 		gt_table_pct(tab, 100.0 * (double)esc / (double)h->n);

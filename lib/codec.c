@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "codec_impl.h"
+#include "gt_huff.h"
 #include "banned.h"
 
 /* Registry order is the order of --list-codecs and `gtool compare`. */
@@ -283,4 +284,24 @@ int gt_kv_unknown(const struct gt_kv *kv, const char *codec, struct gt_diag *d)
 {
 	return gt_diag_set(d, GT_ERR(INVAL), "unknown option '%s' for codec %s",
 			   kv->key, codec);
+}
+
+int gt_kv_huff(const struct gt_kv *kv, const char *codec, unsigned *maxlen,
+	       int *method, struct gt_diag *d)
+{
+	long v;
+
+	if (!strcmp(kv->key, "maxlen")) {
+		GT_TRY(gt_kv_int(kv, codec, GT_HUFF_MAXLEN_MIN, GT_HUFF_MAXLEN_MAX, &v, d));
+		*maxlen = (unsigned)v;
+		return 1;
+	}
+	if (strcmp(kv->key, "method"))
+		return 0;
+	*method = gt_huff_method_parse(kv->val);
+	if (*method < 0)
+		return gt_diag_set(d, GT_ERR(INVAL),
+				   "codec %s: invalid method '%s': expected best, gcomp or pm",
+				   codec, kv->val);
+	return 1;
 }

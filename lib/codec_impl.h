@@ -65,6 +65,13 @@ int gt_kv_int(const struct gt_kv *kv, const char *codec, long min, long max,
 int gt_kv_double(const struct gt_kv *kv, const char *codec, double min,
 		 double max, double *ret, struct gt_diag *d);
 int gt_kv_unknown(const struct gt_kv *kv, const char *codec, struct gt_diag *d);
+/*
+ * The exponent-table options of huffexp and gcomp: maxlen=N and method=M.
+ * @return 1 when @kv is one of them (stored), 0 when it is not, or
+ *	GT_ERR(INVAL) with @d set.
+ */
+int gt_kv_huff(const struct gt_kv *kv, const char *codec, unsigned *maxlen,
+	       int *method, struct gt_diag *d);
 
 extern const struct gt_codec gt_codec_raw;
 extern const struct gt_codec gt_codec_zlib;

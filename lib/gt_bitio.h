@@ -179,4 +179,40 @@ static inline int64_t gt_bitr_left(const struct gt_bitr *r)
  */
 int gt_bitr_finish(struct gt_bitr *r);
 
+/* ---- LEB128 varints in byte streams -------------------------------------- */
+
+#define GT_VARINT_MAX 10
+
+/* Write @v at @p (at most GT_VARINT_MAX bytes); returns the bytes written. */
+static inline int gt_varint_put(unsigned char *p, uint64_t v)
+{
+	int k = 0;
+
+	while (v >= 0x80) {
+		p[k++] = (unsigned char)(0x80 | (v & 0x7f));
+		v >>= 7;
+	}
+	p[k++] = (unsigned char)v;
+	return k;
+}
+
+/* Read a varint at *@p, before @end; advances *@p.
+ * @return 0, GT_ERR(TRUNCATED), GT_ERR(CORRUPT) (longer than 10 bytes). */
+static inline int gt_varint_get(const unsigned char **p, const unsigned char *end,
+				uint64_t *v_ret)
+{
+	uint64_t v = 0;
+
+	for (unsigned k = 0; k < GT_VARINT_MAX; k++) {
+		if (*p == end)
+			return GT_ERR(TRUNCATED);
+		v |= (uint64_t)(**p & 0x7f) << (7 * k);
+		if (!(*(*p)++ & 0x80)) {
+			*v_ret = v;
+			return 0;
+		}
+	}
+	return GT_ERR(CORRUPT);
+}
+
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gt_bitio.h"
 #include "gt_huff.h"
 #include "banned.h"
 
@@ -24,6 +25,82 @@ unsigned gt_huff_run_bits(uint64_t len)
 	const uint64_t v = len - GT_HUFF_RUN_MIN + 1;
 
 	return 2 * (unsigned)(63 - __builtin_clzll(v)) + 1;
+}
+
+static const char *const method_names[] = { "gcomp", "pm", "best" };
+
+const char *gt_huff_method_name(enum gt_huff_method m)
+{
+	return (unsigned)m < 3 ? method_names[m] : "?";
+}
+
+int gt_huff_method_parse(const char *s)
+{
+	for (int m = 0; m < 3; m++)
+		if (!strcmp(s, method_names[m]))
+			return m;
+	return -1;
+}
+
+void gt_huff_put_run(struct gt_bitw *w, uint64_t run_code, uint64_t len)
+{
+	const uint64_t v = len - GT_HUFF_RUN_MIN + 1;
+	const unsigned k = 63 - (unsigned)__builtin_clzll(v);
+	const uint64_t low = v & ((UINT64_C(1) << k) - 1);
+	unsigned z = k;
+
+	gt_bitw_put(w, (uint32_t)run_code, (unsigned)(run_code >> 32) & 0xff);
+	gt_bitw_flush(w);
+	while (z > 32) {
+		gt_bitw_put(w, 0, 32);
+		gt_bitw_flush(w);
+		z -= 32;
+	}
+	gt_bitw_put(w, UINT64_C(1) << z, z + 1);
+	gt_bitw_flush(w);
+	gt_bitw_put(w, low & 0xffffffffu, k < 32 ? k : 32);
+	gt_bitw_flush(w);
+	if (k > 32) {
+		gt_bitw_put(w, low >> 32, k - 32);
+		gt_bitw_flush(w);
+	}
+}
+
+uint64_t gt_huff_get_run(struct gt_bitr *r)
+{
+	unsigned k = 0, z;
+	uint64_t v;
+
+	for (;;) {
+		gt_bitr_refill(r);
+		z = r->acc ? (unsigned)__builtin_ctzll(r->acc) : 64;
+		if (z < 32)
+			break;
+		gt_bitr_consume(r, 32);
+		k += 32;
+		if (k > 63 || gt_bitr_left(r) < 0)
+			return 0;
+	}
+	k += z;
+	if (k > 63)
+		return 0;
+	gt_bitr_consume(r, z + 1);
+	v = gt_bitr_get(r, k < 32 ? k : 32);
+	if (k > 32)
+		v |= gt_bitr_get(r, k - 32) << 32;
+	v |= UINT64_C(1) << k;
+	if (v > UINT64_MAX - GT_HUFF_RUN_MIN)
+		return 0;
+	return v + GT_HUFF_RUN_MIN - 1;
+}
+
+size_t gt_huff_zeros_from(const void *src, enum gt_dtype dt, size_t i, size_t n)
+{
+	size_t j = i;
+
+	while (j < n && !gt_fp_load(src, dt, j))
+		j++;
+	return j - i;
 }
 
 /* ---- histogram ---------------------------------------------------------- */

@@ -58,6 +58,10 @@ enum gt_huff_method {
 	GT_HUFF_BEST = 2,  /* both; the cheaper on the histogram (ties: PM) */
 };
 
+/* "gcomp", "pm", "best"; parse returns -1 for an unknown name. */
+const char *gt_huff_method_name(enum gt_huff_method m);
+int gt_huff_method_parse(const char *s);
+
 enum gt_huff_flags {
 	/* build: give ESC a code even when nothing needs it (weight >= 1),
 	 * so that the table can code data it was not built from.
@@ -113,6 +117,19 @@ void gt_huff_hist(struct gt_huff_hist *h, const void *src, size_t n);
 
 /* Bits of the Elias-gamma code of a run of @len >= GT_HUFF_RUN_MIN. */
 unsigned gt_huff_run_bits(uint64_t len);
+
+struct gt_bitw;
+struct gt_bitr;
+/*
+ * gt_huff_put_run - a RUN token: @run_code (code bits | length << 32, as
+ * the codecs keep it) and the Elias-gamma code of @len - GT_HUFF_RUN_MIN + 1.
+ * gt_huff_get_run - the run length after a RUN code; 0 when it is corrupt.
+ */
+void gt_huff_put_run(struct gt_bitw *w, uint64_t run_code, uint64_t len);
+uint64_t gt_huff_get_run(struct gt_bitr *r);
+
+/* The +0.0 values at @src from value @i on, before @n. */
+size_t gt_huff_zeros_from(const void *src, enum gt_dtype dt, size_t i, size_t n);
 
 /*
  * gt_huff_build - a canonical code of at most @maxlen bits for @h.

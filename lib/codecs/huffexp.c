@@ -53,7 +53,6 @@
  * (params->table) every block uses it and the meta is the mode byte.
  */
 
-#define HX_VARINT_MAX 10
 #define HX_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define HX_MANT 1u  /* decode flags per symbol */
 #define HX_RUN 2u
@@ -114,7 +113,6 @@ struct hx_ctx {
 	uint64_t mlut[1u << HX_MBITS];
 };
 
-static const char *const method_names[] = { "gcomp", "pm", "best" };
 
 static struct hx_ctx *hx(struct gt_codec_ctx *ctx)
 {
@@ -212,33 +210,23 @@ static int prepare_dec(struct hx_ctx *c, size_t n)
 static int hx_new(const struct gt_codec_params *p, const struct gt_kv *kv,
 		  size_t nkv, struct gt_codec_ctx **ctx_ret, struct gt_diag *d)
 {
-	long maxlen = GT_HUFF_MAXLEN_DEFAULT;
+	unsigned maxlen = GT_HUFF_MAXLEN_DEFAULT;
 	int method = GT_HUFF_BEST;
 	struct hx_ctx *c;
 	int rc;
 
 	for (size_t i = 0; i < nkv; i++) {
-		if (!strcmp(kv[i].key, "maxlen")) {
-			GT_TRY(gt_kv_int(&kv[i], "huffexp", GT_HUFF_MAXLEN_MIN,
-					 GT_HUFF_MAXLEN_MAX, &maxlen, d));
-		} else if (!strcmp(kv[i].key, "method")) {
-			method = -1;
-			for (int m = 0; m < 3; m++)
-				if (!strcmp(kv[i].val, method_names[m]))
-					method = m;
-			if (method < 0)
-				return gt_diag_set(d, GT_ERR(INVAL),
-						   "codec huffexp: invalid method '%s': expected best, gcomp or pm",
-						   kv[i].val);
-		} else {
+		rc = gt_kv_huff(&kv[i], "huffexp", &maxlen, &method, d);
+		if (rc < 0)
+			return rc;
+		if (!rc)
 			return gt_kv_unknown(&kv[i], "huffexp", d);
-		}
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return GT_ERR(NOMEM);
 	c->dt = p->dtype;
-	c->maxlen = (unsigned)maxlen;
+	c->maxlen = maxlen;
 	c->method = (enum gt_huff_method)method;
 	c->wbits = 1 + gt_dtype_man_bits(c->dt);
 	c->mstride = c->dt == GT_DT_F32 ? 3 : 0;
@@ -267,7 +255,7 @@ static size_t hx_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap)
 	const struct hx_ctx *c = (const struct hx_ctx *)(const void *)ctx;
 
 	return (size_t)snprintf(buf, cap, "maxlen=%u,method=%s", c->maxlen,
-				method_names[c->method]);
+				gt_huff_method_name(c->method));
 }
 
 /*
@@ -284,7 +272,7 @@ static size_t hx_bound(const struct gt_codec_ctx *ctx, size_t n)
 
 	if (n > SIZE_MAX / 128)
 		return 0;
-	return HX_VARINT_MAX + (n * w + 7) / 8 + (n * cbits + 7) / 8;
+	return GT_VARINT_MAX + (n * w + 7) / 8 + (n * cbits + 7) / 8;
 }
 
 /* Install the block's mode byte @b (k and sign mode). */
@@ -471,41 +459,7 @@ static size_t count_carriers(const struct hx_ctx *c, const void *src, size_t n)
 	       (c->enc[GT_HUFF_NZERO(eb)] >> 40 & 1) * (n - nz - pz);
 }
 
-/* Number of +0.0 values from @i on. */
-static size_t zeros_from(const void *src, enum gt_dtype dt, size_t i, size_t n)
-{
-	size_t j = i;
 
-	while (j < n && !gt_fp_load(src, dt, j))
-		j++;
-	return j - i;
-}
-
-/* The RUN token of a run of @len values: its code and the gamma code. */
-static void put_run(const struct hx_ctx *c, struct gt_bitw *w, uint64_t len)
-{
-	const uint64_t e = c->enc[GT_HUFF_RUN(gt_dtype_exp_bits(c->dt))];
-	uint64_t v = len - GT_HUFF_RUN_MIN + 1;
-	unsigned k = 63 - (unsigned)__builtin_clzll(v);
-
-	gt_bitw_put(w, (uint32_t)e, (unsigned)(e >> 32) & 0xff);
-	gt_bitw_flush(w);
-	while (k > 32) {
-		gt_bitw_put(w, 0, 32);
-		gt_bitw_flush(w);
-		k -= 32;
-	}
-	gt_bitw_put(w, UINT64_C(1) << k, k + 1);
-	gt_bitw_flush(w);
-	k = 63 - (unsigned)__builtin_clzll(v);
-	v &= (UINT64_C(1) << k) - 1; /* the bits below the leading one */
-	gt_bitw_put(w, v & 0xffffffffu, k < 32 ? k : 32);
-	gt_bitw_flush(w);
-	if (k > 32) {
-		gt_bitw_put(w, v >> 32, k - 32);
-		gt_bitw_flush(w);
-	}
-}
 
 /* Any dtype, from value @i on: the reference loop and the f32 tail. */
 static int enc_generic(const struct hx_ctx *c, const void *src, size_t i,
@@ -522,9 +476,9 @@ static int enc_generic(const struct hx_ctx *c, const void *src, size_t i,
 		size_t len;
 
 		if (!u && c->runs) {
-			len = zeros_from(src, dt, i, n);
+			len = gt_huff_zeros_from(src, dt, i, n);
 			if (len >= GT_HUFF_RUN_MIN) {
-				put_run(c, cw, len);
+				gt_huff_put_run(cw, c->enc[GT_HUFF_RUN(gt_dtype_exp_bits(c->dt))], len);
 				i += len;
 				continue;
 			}
@@ -617,12 +571,12 @@ static unsigned char *enc_one_f32(const struct hx_ctx *c,
 				  unsigned char *mp, uint64_t *bad,
 				  unsigned stride)
 {
-	const size_t len = zeros_from(src, GT_DT_F32, *i_ret, n);
+	const size_t len = gt_huff_zeros_from(src, GT_DT_F32, *i_ret, n);
 	uint64_t e;
 	uint32_t u;
 
 	if (len >= GT_HUFF_RUN_MIN) {
-		put_run(c, cw, len);
+		gt_huff_put_run(cw, c->enc[GT_HUFF_RUN(gt_dtype_exp_bits(c->dt))], len);
 		*i_ret += len;
 		return mp;
 	}
@@ -714,23 +668,12 @@ static size_t enc_f32(const struct hx_ctx *c, const unsigned char *src,
 	return enc_f32_at(c, src, n, cw, mw, bad_ret, 1);
 }
 
-static int put_varint(unsigned char *p, uint64_t v)
-{
-	int k = 0;
-
-	while (v >= 0x80) {
-		p[k++] = (unsigned char)(0x80 | (v & 0x7f));
-		v >>= 7;
-	}
-	p[k++] = (unsigned char)v;
-	return k;
-}
 
 static int hx_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		     void *dst, size_t dst_cap, size_t *dst_len_ret)
 {
 	const struct hx_ctx *c = hx(ctx);
-	unsigned char hdr[HX_VARINT_MAX];
+	unsigned char hdr[GT_VARINT_MAX];
 	unsigned char *const out = dst;
 	struct gt_bitw cw, mw;
 	size_t mcount, mbytes, hlen, i = 0, clen, mlen;
@@ -743,7 +686,7 @@ static int hx_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	if (mcount > SIZE_MAX / 64)
 		return GT_ERR(OVERFLOW);
 	mbytes = (mcount * c->wbits + 7) / 8;
-	hlen = (size_t)put_varint(hdr, mcount);
+	hlen = (size_t)gt_varint_put(hdr, mcount);
 	if (hlen > dst_cap || mbytes > dst_cap - hlen)
 		return GT_ERR(DST_TOO_SMALL);
 	memcpy(out, hdr, hlen);
@@ -769,34 +712,6 @@ static int hx_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 
 /* ---- decoding ------------------------------------------------------------- */
 
-/* The run length after a RUN code; 0 when it is corrupt. */
-static uint64_t get_run(struct gt_bitr *r)
-{
-	unsigned k = 0, z;
-	uint64_t v;
-
-	for (;;) {
-		gt_bitr_refill(r);
-		z = r->acc ? (unsigned)__builtin_ctzll(r->acc) : 64;
-		if (z < 32)
-			break;
-		gt_bitr_consume(r, 32);
-		k += 32;
-		if (k > 63 || gt_bitr_left(r) < 0)
-			return 0;
-	}
-	k += z;
-	if (k > 63)
-		return 0;
-	gt_bitr_consume(r, z + 1);
-	v = gt_bitr_get(r, k < 32 ? k : 32);
-	if (k > 32)
-		v |= gt_bitr_get(r, k - 32) << 32;
-	v |= UINT64_C(1) << k;
-	if (v > UINT64_MAX - GT_HUFF_RUN_MIN)
-		return 0;
-	return v + GT_HUFF_RUN_MIN - 1;
-}
 
 /* Zero bytes for @len values at @dst + i, after checking they fit. */
 static int put_zeros(unsigned char *dst, size_t width, size_t i, size_t n,
@@ -833,7 +748,7 @@ static int dec_generic(const struct hx_ctx *c, struct gt_bitr *cr,
 		f = c->dflag[s];
 		v = c->dbase[s];
 		if (f & HX_RUN) {
-			const uint64_t len = get_run(cr);
+			const uint64_t len = gt_huff_get_run(cr);
 
 			GT_TRY(put_zeros(dst, width, i, n, len));
 			i += len;
@@ -887,7 +802,7 @@ static int dec_one_f32(const struct hx_ctx *c, struct gt_bitr *cr,
 	gt_bitr_consume(cr, GT_HUFF_LUT_LEN(e));
 	s = GT_HUFF_LUT_SYM(e);
 	if (s == GT_HUFF_RUN(8)) {
-		const uint64_t len = get_run(cr);
+		const uint64_t len = gt_huff_get_run(cr);
 
 		GT_TRY(put_zeros(dst, 4, i, n, len));
 		*i_ret = i + (size_t)len;
@@ -985,23 +900,6 @@ static int dec_f32(const struct hx_ctx *c, struct gt_bitr *cr,
 	return dec_f32_at(c, cr, mp_ret, mend, dst, n, i_ret, 1);
 }
 
-/* mcount from the chunk header: *@p advances past it. */
-static int get_varint(const unsigned char **p, const unsigned char *end,
-		      uint64_t *v_ret)
-{
-	uint64_t v = 0;
-
-	for (unsigned k = 0; k < HX_VARINT_MAX; k++) {
-		if (*p == end)
-			return GT_ERR(TRUNCATED);
-		v |= (uint64_t)(**p & 0x7f) << (7 * k);
-		if (!(*(*p)++ & 0x80)) {
-			*v_ret = v;
-			return 0;
-		}
-	}
-	return GT_ERR(CORRUPT);
-}
 
 static int hx_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 		     void *dst, size_t n)
@@ -1018,7 +916,7 @@ static int hx_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 		return GT_ERR(INVAL);
 	if (!c->dec_ready)
 		GT_TRY(prepare_dec(c, n));
-	GT_TRY(get_varint(&p, end, &mcount));
+	GT_TRY(gt_varint_get(&p, end, &mcount));
 	if (mcount > n)
 		return GT_ERR(CORRUPT);
 	mbytes = (mcount * w + 7) / 8;

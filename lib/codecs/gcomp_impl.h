@@ -1,0 +1,60 @@
+/* gcomp_impl.h - the gcomp codec's context, shared by its encoder and decoder */
+#ifndef GT_GCOMP_IMPL_H
+#define GT_GCOMP_IMPL_H
+
+#include "../codec_impl.h"
+#include "../gt_bitio.h"
+#include "../gt_huff.h"
+
+/* The chunk layout and the levels are described at the top of gcomp.c. */
+#define GC_SLICE 65536 /* values per scratch slice in block_begin */
+
+enum gc_mode { GC_FULL, GC_SINGLE, GC_MULTI, GC_PRUNE, GC_EXACT };
+
+
+struct gc_ctx {
+	struct gt_codec_base base;
+	enum gt_dtype dt;
+	unsigned eb, mb, width;
+	unsigned maxlen;
+	enum gt_huff_method method;
+	enum gc_mode mode;
+	unsigned lev[4];
+	long margin;
+	double thr[4]; /* 2^(lev[l] + margin) */
+	const struct gt_optim *optim; /* NULL: encode in an aux mode fails */
+	struct gt_optim optim_copy;
+	int fixed, ready, runs, dec_ready;
+	struct gt_huff_table table;
+	struct gt_huff_hist hist;
+	/* per symbol: code bits | nbits << 32 | mant << 40 | no code << 41 */
+	uint64_t enc[GT_HUFF_NSYM_MAX];
+	uint16_t lut[GT_HUFF_LUT_MAX];
+	/* f32 decode (prepare_f32) */
+	unsigned mbits, wsh[4];
+	uint64_t wmask[4], mlut[1u << 12] /* GC_MBITS */, dsym[GT_HUFF_NZERO(8) + 1], ltab[256];
+	/* encode scratch for cap values, grown outside the loops */
+	size_t cap;
+	unsigned char *tv; /* the values as coded (subnormals flushed) */
+	uint8_t *lv;       /* their levels */
+	float *gf, *cand, *ref, *out;
+	double *delta;
+};
+
+static inline struct gc_ctx *gc(struct gt_codec_ctx *ctx)
+{
+	return (struct gc_ctx *)(void *)ctx;
+}
+
+static inline const struct gc_ctx *gcc(const struct gt_codec_ctx *ctx)
+{
+	return (const struct gc_ctx *)(const void *)ctx;
+}
+
+/* gcomp_dec.c: decoding and the per-chunk counters */
+int gc_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
+	      void *dst, size_t n);
+int gc_chunk_stats(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
+		   size_t n, uint64_t *counts);
+
+#endif

@@ -258,7 +258,7 @@ check_code() {
 	run -2 --separate-stderr gtool huffman build --maxlen 16 -o x.ght "$SAMPLES/grads.f32"
 	[ "${stderr_lines[0]}" = "gtool huffman: invalid maxlen '16': expected 1-15" ]
 	run -2 --separate-stderr gtool huffman build --method fast -o x.ght "$SAMPLES/grads.f32"
-	[ "${stderr_lines[0]}" = "gtool huffman: unknown method 'fast': expected best, gcomp or pm" ]
+	[ "${stderr_lines[0]}" = "gtool huffman: invalid method 'fast': expected best, gcomp or pm" ]
 	run -2 --separate-stderr gtool huffman
 	[[ ${stderr_lines[0]} == "Usage: gtool huffman "* ]]
 	[ ! -e x.ght ]

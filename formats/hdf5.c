@@ -616,6 +616,8 @@ static int write_attrs(hid_t obj, const struct gt_attrs *attrs, const char *wher
 struct h5_sink {
 	hid_t file;
 	unsigned char *buf; /* the current tensor, written whole at its end */
+	size_t cap;         /* bytes of buf: grown as values come, never to
+			     * the count a header claims before they do */
 };
 
 static int h5_sink_open(struct gt_sink *s, struct gt_diag *d)
@@ -686,20 +688,32 @@ static int h5_sink_begin(struct gt_sink *s, struct gt_diag *d)
 		return gt_diag_set(d, GT_ERR(INVAL), "tensor %s: shape and count disagree", t->name);
 	if (t->count > SIZE_MAX / size)
 		return gt_diag_set(d, GT_ERR(OVERFLOW), "tensor %s is too large", t->name);
-	free(h->buf);
-	h->buf = malloc(t->count ? t->count * size : 1);
-	if (!h->buf)
-		return gt_diag_set(d, GT_ERR(NOMEM), "tensor %s: out of memory", t->name);
+	(void)h;
 	return 0;
 }
 
 static int h5_sink_write(struct gt_sink *s, const void *src, size_t n,
 			 struct gt_diag *d)
 {
-	const struct h5_sink *h = s->priv;
+	struct h5_sink *h = s->priv;
 	const size_t size = gt_dtype_size(s->info.dtype);
+	const size_t need = (size_t)(s->written + n) * size;
 
-	(void)d;
+	if (need > h->cap) {
+		size_t cap = h->cap > SIZE_MAX / 2 ? need : 2 * h->cap;
+		unsigned char *p;
+
+		if (cap < need)
+			cap = need;
+		if (cap > s->info.count * size)
+			cap = need > s->info.count * size ? need : (size_t)(s->info.count * size);
+		p = realloc(h->buf, cap);
+		if (!p)
+			return gt_diag_set(d, GT_ERR(NOMEM), "tensor %s: out of memory",
+					   s->info.name);
+		h->buf = p;
+		h->cap = cap;
+	}
 	memcpy(h->buf + s->written * size, src, n * size);
 	return 0;
 }
@@ -777,6 +791,7 @@ static int h5_sink_end(struct gt_sink *s, struct gt_diag *d)
 		H5Tclose(ftype);
 	free(h->buf);
 	h->buf = NULL;
+	h->cap = 0;
 	return rc;
 }
 

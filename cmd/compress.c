@@ -209,6 +209,32 @@ static int feed_block(void *arg, const void *data, size_t n)
 	return 0;
 }
 
+/* Read tensor @i straight into the writer's blocks, saving a copy. */
+static int read_in_place(struct feed *f, size_t i)
+{
+	struct job *j = f->j;
+	struct gt_diag d = { "" };
+	size_t room, got;
+
+	for (;;) {
+		void *space = gt_gtz_write_space(j->w, &room);
+
+		if (!room)
+			room = j->buf_values, space = j->buf; /* complete: check for more */
+		if (gt_source_read(j->src, i, f->values, room, space, &got, &d) < 0)
+			return gt_error("%s: %s", j->o->input, d.msg);
+		if (!got)
+			return 0;
+		if (space == j->buf)
+			return gt_error("%s: more values than the tensor holds", j->o->input);
+		if (gt_gtz_write_done(j->w, got, &d) < 0)
+			return gt_error("%s: %s", j->o->output, d.msg);
+		f->values += got;
+		j->in_bytes += got * f->width;
+		gt_progress_add(&j->progress, got * f->width);
+	}
+}
+
 /*
  * How tensor @i is coded: with the chosen codec, except that with a codec
  * that needs the optimizer (gcomp) only gradients are, with their step's
@@ -256,8 +282,10 @@ static int compress_tensor(struct job *j, size_t i)
 	GT_TRY(coding_of(j, i, &c, &f.aux));
 	if (gt_gtz_begin(j->w, t, &c, &d) < 0)
 		return gt_error("%s: %s", j->o->input, d.msg);
-	if (gt_read_tensor(j->src, i, j->buf, j->buf_values, feed_block, &f) < 0)
-		return -1;
+	if (f.aux)
+		GT_TRY(gt_read_tensor(j->src, i, j->buf, j->buf_values, feed_block, &f));
+	else
+		GT_TRY(read_in_place(&f, i));
 	if (gt_gtz_end(j->w, &d) < 0)
 		return gt_error("%s: %s", j->o->output, d.msg);
 	if (j->o->verbose)

@@ -49,6 +49,14 @@ int gt_gtz_write(struct gt_gtz_writer *w, const void *src, size_t n,
  */
 int gt_gtz_write_aux(struct gt_gtz_writer *w, const void *src,
 		     const struct gt_codec_aux *aux, size_t n, struct gt_diag *d);
+/*
+ * gt_gtz_write_space, gt_gtz_write_done - the same without a copy: read
+ * up to *@n_ret values straight into the returned space, then say how many
+ * came.  *@n_ret is 0 when the tensor is complete, or when its codec needs
+ * the optimizer context (use gt_gtz_write_aux then).
+ */
+void *gt_gtz_write_space(struct gt_gtz_writer *w, size_t *n_ret);
+int gt_gtz_write_done(struct gt_gtz_writer *w, size_t n, struct gt_diag *d);
 /* 1 when the open tensor's codec, as configured, uses the optimizer context. */
 int gt_gtz_needs_aux(const struct gt_gtz_writer *w);
 /* Flush the last block and close the tensor (its count must match when known). */

@@ -492,6 +492,19 @@ static void copy_aux(struct wblock *b, const struct gt_codec_aux *aux, size_t fr
 	}
 }
 
+/* @take values are in block @b from b->n on: count them, launch full sets. */
+static int advance(struct gt_gtz_writer *w, struct wblock *b, size_t take,
+		   struct gt_diag *d)
+{
+	if (!b->n)
+		b->first = w->seen;
+	b->n += take;
+	w->seen += take;
+	if (b->n == w->k.block_values && ++w->nfull == w->nslots)
+		return launch(w, w->nslots, d);
+	return 0;
+}
+
 int gt_gtz_write_aux(struct gt_gtz_writer *w, const void *src,
 		     const struct gt_codec_aux *aux, size_t n, struct gt_diag *d)
 {
@@ -510,18 +523,35 @@ int gt_gtz_write_aux(struct gt_gtz_writer *w, const void *src,
 		const size_t take = n - done < w->k.block_values - b->n
 				    ? n - done : w->k.block_values - b->n;
 
-		if (!b->n)
-			b->first = w->seen;
 		memcpy(b->in + b->n * w->k.width, p + done * w->k.width, take * w->k.width);
 		if (w->k.aux)
 			copy_aux(b, aux, done, b->n, take);
-		b->n += take;
-		w->seen += take;
 		done += take;
-		if (b->n == w->k.block_values && ++w->nfull == w->nslots)
-			GT_TRY(launch(w, w->nslots, d));
+		GT_TRY(advance(w, b, take, d));
 	}
 	return 0;
+}
+
+void *gt_gtz_write_space(struct gt_gtz_writer *w, size_t *n_ret)
+{
+	const struct wblock *b = &w->slot[w->cur * w->nslots + w->nfull];
+	size_t n = w->k.block_values - b->n;
+
+	if (w->count != GT_COUNT_UNKNOWN && n > w->count - w->seen)
+		n = (size_t)(w->count - w->seen);
+	*n_ret = w->open && !w->k.aux ? n : 0;
+	return b->in + b->n * w->k.width;
+}
+
+int gt_gtz_write_done(struct gt_gtz_writer *w, size_t n, struct gt_diag *d)
+{
+	struct wblock *b = &w->slot[w->cur * w->nslots + w->nfull];
+	size_t room;
+
+	gt_gtz_write_space(w, &room);
+	if (n > room)
+		return gt_diag_set(d, GT_ERR(INVAL), "more values than the space given");
+	return n ? advance(w, b, n, d) : 0;
 }
 
 int gt_gtz_write(struct gt_gtz_writer *w, const void *src, size_t n,

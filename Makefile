@@ -42,7 +42,7 @@ LINKS := $(addprefix $(BUILD)/gtool-,$(COMMANDS))
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all deps check check-unit check-asan check-cli check-fuzz demo bench \
+.PHONY: all deps check check-unit check-asan check-cli check-fuzz check-fuzz-run fuzz-build demo bench \
 	install uninstall clean help lint funclen format-check valgrind fuzz
 
 all: $(BUILD)/gtool $(BUILD)/libgtool.a $(LINKS)
@@ -50,7 +50,8 @@ all: $(BUILD)/gtool $(BUILD)/libgtool.a $(LINKS)
 help:
 	@echo "make deps     install the Debian packages gtool needs (when missing)"
 	@echo "make          build $(BUILD)/gtool, $(BUILD)/libgtool.a and the gtool-SUB links"
-	@echo "make check    every test: unit (plain and ASan+UBSan), Bats, fuzz replay"
+	@echo "make check    every test: unit (plain and ASan+UBSan), Bats, fuzz replay, libFuzzer"
+	@echo "make fuzz     libFuzzer on every target, FUZZ_SECONDS=$(FUZZ_SECONDS) each (clang)"
 	@echo "make demo     run gtool on the bundled sample traces"
 	@echo "make bench    throughput of stats and the codecs against zstd"
 	@echo "make install  PREFIX=$(PREFIX) DESTDIR=: binary, links, man pages, completions"
@@ -102,6 +103,7 @@ check: deps
 	@$(MAKE) --no-print-directory check-asan
 	@$(MAKE) --no-print-directory check-cli
 	@$(MAKE) --no-print-directory check-fuzz
+	@$(MAKE) --no-print-directory check-fuzz-run
 	@sh tests/summary.sh $(RESULTS)
 
 check-unit: $(UNIT_BIN)
@@ -129,10 +131,47 @@ check-fuzz-replay: $(FUZZ_BIN)
 	@mkdir -p $(RESULTS)
 	@sh tests/run-fuzz.sh $(RESULTS)/fuzz.txt $(FUZZ_BIN)
 
-# libFuzzer builds with clang: make fuzz FUZZ_SECONDS=60
+# ---- libFuzzer (clang) ---------------------------------------------------
+# The library is compiled once into $(LF)/libgtool-fuzz.a, each target is
+# linked against it; make rebuilds only what changed (-MMD dependencies).
+# make check fuzzes each target FUZZ_CHECK_SECONDS from a scratch copy of its
+# corpus; make fuzz FUZZ_SECONDS=60 keeps what it finds in $(BUILD)/fuzz-work.
+LF = $(BUILD)/libfuzzer
+LF_CC ?= clang
+LF_CFLAGS = -std=c11 -D_GNU_SOURCE -DGT_VERSION=$(VERSION) -g -O1 $(PKG_CFLAGS) -pthread \
+	-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+LF_OBJ := $(call obj,$(LF),$(LIB_SRC) $(FMT_SRC) $(ANA_SRC))
+LF_BIN := $(patsubst tests/fuzz/%.c,$(LF)/%,$(FUZZ_SRC))
 FUZZ_SECONDS ?= 30
-fuzz: $(LIB_SRC) $(FMT_SRC)
-	@sh tests/fuzz/run-libfuzzer.sh $(FUZZ_SECONDS) $(FUZZ_SRC)
+FUZZ_CHECK_SECONDS ?= 10
+
+$(LF)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(LF_CC) $(LF_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(LF)/libgtool-fuzz.a: $(LF_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(LF)/fuzz_%: tests/fuzz/fuzz_%.c $(LF)/libgtool-fuzz.a
+	$(LF_CC) $(LF_CFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d -o $@ $< $(LF)/libgtool-fuzz.a $(PKG_LIBS) -lm
+
+fuzz-build: $(LF_BIN)
+
+# A build failure (no clang: make deps) counts every target as failed.
+check-fuzz-run:
+	@mkdir -p $(RESULTS)
+	@if $(MAKE) --no-print-directory -s fuzz-build; then \
+		sh tests/fuzz/run-libfuzzer.sh $(FUZZ_CHECK_SECONDS) $(RESULTS)/fuzz-run.txt "" $(LF_BIN); \
+	else \
+		echo "fuzz run: cannot build the libFuzzer targets with $(LF_CC) (make deps installs clang)"; \
+		echo "fuzz run: 0 passed, $(words $(LF_BIN)) failed"; \
+		echo "0 $(words $(LF_BIN))" > $(RESULTS)/fuzz-run.txt; \
+	fi
+
+fuzz: fuzz-build
+	@mkdir -p $(RESULTS)
+	@sh tests/fuzz/run-libfuzzer.sh $(FUZZ_SECONDS) $(RESULTS)/fuzz-run.txt $(BUILD)/fuzz-work $(LF_BIN)
 
 valgrind: $(UNIT_BIN)
 	@for t in $(UNIT_BIN); do valgrind -q --error-exitcode=100 --leak-check=full $$t >/dev/null || exit 1; done
@@ -184,4 +223,4 @@ format-check:
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(LF) -name '*.d' 2>/dev/null)

@@ -188,6 +188,226 @@ static void test_round_trip_every_codec(void)
 	}
 }
 
+/* ---- container round trips: every codec, dtype, kind of data and size ---- */
+
+enum fill_kind { FILL_RANDOM, FILL_SPECIAL, FILL_EQUAL, FILL_KINDS };
+static const char *const fill_names[FILL_KINDS] = { "random", "special", "equal" };
+
+/* Value @i's bits for @dt: random bits; specials (±0, subnormals, ±Inf,
+ * NaNs with payloads, normals); or one value repeated. */
+static uint64_t value_bits(enum gt_dtype dt, enum fill_kind k, size_t i, uint64_t r)
+{
+	const unsigned bits = 8 * gt_dtype_size(dt);
+	const unsigned mb = dt == GT_DT_F32 ? 23 : dt == GT_DT_F16 ? 10 : dt == GT_DT_BF16 ? 7 : 52;
+	const uint64_t sign = UINT64_C(1) << (bits - 1);
+	const uint64_t man = (UINT64_C(1) << mb) - 1;
+	const uint64_t expo = (sign - 1) & ~man; /* exponent all ones */
+	const uint64_t all = bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1;
+
+	if (k == FILL_RANDOM)
+		return r & all;
+	if (k == FILL_EQUAL)
+		return (UINT64_C(0x3fc5a5a5a5a5a5a5) >> (64 - bits)) & all;
+	switch (i % 12) {
+	case 0: return 0;                             /* +0 */
+	case 1: return sign;                          /* -0 */
+	case 2: return 1;                             /* smallest subnormal */
+	case 3: return man | sign;                    /* largest subnormal, negative */
+	case 4: return (r & man) | (r & sign);        /* a random subnormal */
+	case 5: return expo;                          /* +Inf */
+	case 6: return expo | sign;                   /* -Inf */
+	case 7: return expo | (UINT64_C(1) << (mb - 1)) | (r & (man >> 1)) | 1; /* qNaN, payload */
+	case 8: return sign | expo | ((r & (man >> 1)) | 1); /* sNaN, payload */
+	case 9: return expo | man;                    /* NaN, all ones */
+	default: return r & all & ~(sign >> 1);      /* a finite value */
+	}
+}
+
+static void *make_values(enum gt_dtype dt, enum fill_kind k, size_t n)
+{
+	const unsigned w = gt_dtype_size(dt);
+	unsigned char *p = malloc(n * w + 1);
+
+	for (size_t i = 0; p && i < n; i++) {
+		const uint64_t v = value_bits(dt, k, i, check_rand());
+
+		memcpy(p + i * w, &v, w); /* little-endian host */
+	}
+	return p;
+}
+
+/* One rank-1 tensor of @n values: write, then read it all back into @out. */
+static int write_one(const char *path, enum gt_dtype dt, const void *v, size_t n,
+		     const char *codec, const char *opts, uint32_t block, uint32_t chunk)
+{
+	struct gt_gtz_writer *w = NULL;
+	struct gt_gtz_coding c = { gt_codec_find(codec), { dt, opts, NULL, 0, NULL }, block, chunk };
+	struct gt_tensor_info ti = { 0 };
+	struct gt_diag d;
+	int rc;
+
+	ti.name = (char *)(uintptr_t)"/t";
+	ti.dtype = dt;
+	ti.rank = 1;
+	ti.dims[0] = n;
+	ti.count = n;
+	rc = gt_gtz_writer_open(path, 1, 2, &w, &d);
+	if (rc >= 0)
+		rc = gt_gtz_begin(w, &ti, &c, &d);
+	if (rc >= 0)
+		rc = gt_gtz_write(w, v, n, &d);
+	if (rc >= 0)
+		rc = gt_gtz_end(w, &d);
+	if (rc >= 0)
+		rc = gt_gtz_writer_commit(w, &d);
+	if (rc < 0)
+		fprintf(stderr, "write %s %s n=%zu: %s\n", codec, opts, n, d.msg);
+	gt_gtz_writer_free(w);
+	return rc;
+}
+
+static int read_one(const char *path, enum gt_dtype dt, void *out, size_t cap, size_t *n_ret)
+{
+	FILE *f = fopen(path, "rb");
+	struct gt_gtz_reader *r = NULL;
+	enum gt_gtz_event ev = GT_GTZ_DATA;
+	const unsigned w = gt_dtype_size(dt);
+	struct gt_diag d;
+	size_t at = 0;
+	int rc = f ? gt_gtz_reader_open(f, 2, &r, &d) : -1;
+
+	while (rc >= 0 && ev != GT_GTZ_EOF) {
+		const void *data;
+		size_t n;
+
+		rc = gt_gtz_next(r, &ev, &d);
+		if (rc >= 0 && ev == GT_GTZ_TENSOR)
+			CHECK(gt_gtz_tensor(r)->info.dtype == dt);
+		if (rc >= 0 && ev == GT_GTZ_DATA) {
+			gt_gtz_data(r, &data, &n);
+			if (at + n > cap) {
+				rc = -1;
+				break;
+			}
+			memcpy((char *)out + at * w, data, n * w);
+			at += n;
+		}
+	}
+	if (rc < 0)
+		fprintf(stderr, "read %s: %s\n", path, rc == -1 ? "too many values" : d.msg);
+	gt_gtz_reader_free(r);
+	if (f)
+		fclose(f);
+	*n_ret = at;
+	return rc;
+}
+
+/* gcomp's bound for mode single-quant (every carrier at level 3: the low
+ * levels[3] mantissa bits dropped, zeros and subnormals included) and
+ * zero-prune (level 0: exact, but a subnormal flushes to a zero of its
+ * sign); Inf and NaN exact in both. */
+static uint64_t gcomp_expect(enum gt_dtype dt, int single, uint64_t x)
+{
+	const unsigned bits = 8 * gt_dtype_size(dt);
+	const unsigned mb = dt == GT_DT_F32 ? 23 : dt == GT_DT_F16 ? 10 : dt == GT_DT_BF16 ? 7 : 52;
+	const unsigned l3 = dt == GT_DT_F32 ? 18 : dt == GT_DT_F16 ? 8 : dt == GT_DT_BF16 ? 6 : 47;
+	const uint64_t sign = UINT64_C(1) << (bits - 1);
+	const uint64_t man = (UINT64_C(1) << mb) - 1;
+	const uint64_t expo = (sign - 1) & ~man;
+
+	if ((x & expo) == expo)
+		return x;
+	if (single)
+		return x & ~((UINT64_C(1) << l3) - 1);
+	return (x & expo) ? x : x & sign;
+}
+
+/* The first value of @got outside gcomp's bound for @v, or @n.  A block
+ * stored raw (coded, it would be larger) is exact; one value repeated
+ * always codes smaller, so a block of @equal values of 2 or more is coded. */
+static size_t lossy_mismatch(enum gt_dtype dt, int single, int equal, const unsigned char *v,
+			     const unsigned char *got, size_t n, size_t b)
+{
+	const unsigned w = gt_dtype_size(dt);
+
+	for (size_t i = 0; i < n; i++) {
+		const int coded = equal && n - i / b * b > 1;
+		uint64_t x = 0, y = 0, e;
+
+		memcpy(&x, v + i * w, w);
+		memcpy(&y, got + i * w, w);
+		e = gcomp_expect(dt, single, x);
+		if (y != e && (y != x || coded)) {
+			fprintf(stderr, "value %zu: %#" PRIx64 " decoded as %#" PRIx64 ", not %#" PRIx64 "\n",
+				i, x, y, e);
+			return i;
+		}
+	}
+	return n;
+}
+
+static const enum gt_dtype rt_dtypes[4] = { GT_DT_F32, GT_DT_F16, GT_DT_BF16, GT_DT_F64 };
+static const char *const rt_dtype_names[4] = { "f32", "f16", "bf16", "f64" };
+
+/* Every codec (gcomp: single-quant and zero-prune) x dtype x fill x size. */
+static void round_trip_sizes(uint32_t block, uint32_t chunk)
+{
+	static const struct { const char *codec, *opts; int lossy; } cs[] = {
+		{ "raw", "", 0 }, { "zlib", "", 0 }, { "zstd", "", 0 }, { "huffexp", "", 0 },
+		{ "gcomp", "mode=single-quant", 1 }, { "gcomp", "mode=zero-prune", 2 },
+	};
+	const size_t b = block ? block : GT_GTZ_BLOCK_DEFAULT;
+	const size_t sizes[5] = { 0, 1, b - 1, b, b + 1 };
+	const char *p = path_of("rt1.gtz");
+
+	for (size_t t = 0; t < 4; t++) {
+		const enum gt_dtype dt = rt_dtypes[t];
+		const unsigned w = gt_dtype_size(dt);
+		unsigned char *got = malloc((b + 1) * w + 1);
+
+		for (int k = 0; k < FILL_KINDS; k++) {
+			unsigned char *v = make_values(dt, (enum fill_kind)k, b + 1);
+
+			for (size_t c = 0; c < sizeof(cs) / sizeof(cs[0]); c++) {
+				for (size_t z = 0; z < 5; z++) {
+					const size_t n = sizes[z];
+					size_t bad = n, m = 0;
+
+					if (write_one(p, dt, v, n, cs[c].codec, cs[c].opts, block, chunk) < 0 ||
+					    read_one(p, dt, got, b + 1, &m) < 0 || m != n) {
+						bad = 0;
+					} else if (!cs[c].lossy) {
+						for (size_t i = 0; i < n && bad == n; i++)
+							if (memcmp(got + i * w, v + i * w, w))
+								bad = i;
+					} else {
+						bad = lossy_mismatch(dt, cs[c].lossy == 1, k == FILL_EQUAL,
+								     v, got, n, b);
+					}
+					if (bad != n) {
+						fprintf(stderr, "round trip %s %s %s %s n=%zu block=%zu: value %zu differs\n",
+							cs[c].codec, cs[c].opts, rt_dtype_names[t], fill_names[k],
+							n, b, bad);
+						CHECK(bad == n);
+					}
+				}
+			}
+			free(v);
+		}
+		free(got);
+	}
+}
+
+static void test_round_trip_default_block(void)
+{
+	round_trip_sizes(0, 0);
+}
+
+static void test_round_trip_small_block(void)
+{
+	round_trip_sizes(1000, 64);
+}
+
 static unsigned char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -342,6 +562,8 @@ int main(int argc, char **argv)
 		return 1;
 	setup();
 	RUN(test_round_trip_every_codec);
+	RUN(test_round_trip_default_block);
+	RUN(test_round_trip_small_block);
 	RUN(test_threads_do_not_change_bytes);
 	RUN(test_source_random_access);
 	RUN(test_incompressible_blocks_stored_raw);

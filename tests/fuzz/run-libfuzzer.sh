@@ -28,7 +28,9 @@ for bin in "$@"; do
 	log=$scratch/$short.log
 	# make check (no WORKDIR) fuzzes from a fixed seed, so that two runs of
 	# the same tree try the same inputs; make fuzz explores afresh
-	"$bin" ${keep:+-seed=0} ${keep:--seed=1} -max_total_time="$secs" -timeout=10 \
+	seed=-seed=1
+	[ -n "$keep" ] && seed=-seed=0
+	"$bin" "$seed" -max_total_time="$secs" -timeout=10 \
 		-rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$scratch/art-$short/" "$work" > "$log" 2>&1
 	rc=$?

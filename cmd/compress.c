@@ -454,6 +454,7 @@ static int check_options(struct job *j)
 
 static int load_table(struct job *j)
 {
+	static struct gt_huff_table probe;
 	struct gt_ght g;
 	struct gt_diag d = { "" };
 
@@ -463,6 +464,10 @@ static int load_table(struct job *j)
 		return gt_error("codec %s does not use a Huffman table", gt_codec_name(j->codec));
 	if (gt_ght_read(j->o->table_path, &g, &d) < 0)
 		return gt_error("%s: %s", j->o->table_path, d.msg);
+	if (gt_huff_load(&probe, g.table, g.table_len, GT_HUFF_STATIC) < 0) {
+		gt_ght_release(&g);
+		return gt_error("%s: impossible code table", j->o->table_path);
+	}
 	j->table = g.table;
 	j->table_len = g.table_len;
 	g.table = NULL;

@@ -200,7 +200,7 @@ tensor_gtz() {
 	[ "$stderr" = "gtool huffman: bad.ght: impossible code table" ]
 	run -1 --separate-stderr gtool compress --table bad.ght small.f32 -o out.gtz
 	[ "${#stderr_lines[@]}" -eq 1 ]
-	[[ $stderr == "gtool compress: "*"bad static table"* ]]
+	[ "$stderr" = "gtool compress: bad.ght: impossible code table" ]
 	[ ! -e out.gtz ]
 	no_output
 }

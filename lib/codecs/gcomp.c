@@ -305,14 +305,32 @@ static inline uint64_t flush_sub(uint64_t u, unsigned eb, unsigned mb)
 	return (u & emask) ? u : u & ~((UINT64_C(1) << (eb + mb)) - 1);
 }
 
-/* @n values of @src into c->tv with every subnormal flushed. */
-static void flush_all(struct gc_ctx *c, const void *src, size_t n)
+/* Whether any of @n f32 values at @src is subnormal (one OR of the
+ * flags: the loop vectorizes). */
+static int has_sub_f32(const unsigned char *src, size_t n)
+{
+	uint32_t any = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u;
+
+		memcpy(&u, src + 4 * i, 4);
+		any |= (uint32_t)!(u & 0x7f800000u) & (uint32_t)!!(u & 0x7fffffu);
+	}
+	return any != 0;
+}
+
+/* @n values of @src with every subnormal flushed: @src itself when none
+ * is (f32), else their copy in c->tv. */
+static const unsigned char *flush_all(struct gc_ctx *c, const void *src, size_t n)
 {
 	if (c->dt == GT_DT_F32) {
 		/* locals: stores through char pointers would reload c's fields */
 		const unsigned char *s = src;
 		unsigned char *const tv = c->tv;
 
+		if (!has_sub_f32(s, n))
+			return s;
 		for (size_t i = 0; i < n; i++) {
 			uint32_t u;
 
@@ -320,11 +338,12 @@ static void flush_all(struct gc_ctx *c, const void *src, size_t n)
 			u = (u & 0x7f800000u) ? u : u & 0x80000000u;
 			memcpy(tv + 4 * i, &u, 4);
 		}
-		return;
+		return tv;
 	}
 	for (size_t i = 0; i < n; i++)
 		gt_fp_store(c->tv, c->dt, i,
 			    flush_sub(gt_fp_load(src, c->dt, i), c->eb, c->mb));
+	return c->tv;
 }
 
 static int gc_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
@@ -343,8 +362,8 @@ static int gc_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		for (size_t i = 0; i < n; i += GC_SLICE) {
 			const size_t k = n - i < GC_SLICE ? n - i : GC_SLICE;
 
-			flush_all(c, (const unsigned char *)src + i * c->width, k);
-			gt_huff_hist(&c->hist, c->tv, k);
+			gt_huff_hist(&c->hist,
+				     flush_all(c, (const unsigned char *)src + i * c->width, k), k);
 		}
 	} else if (c->mode == GC_EXACT) {
 		gt_huff_hist(&c->hist, src, n);
@@ -578,6 +597,46 @@ static void compare_levels(const double *a, const double *b, size_t n, double t1
 		lv[i] = (uint8_t)((a[i] > b[i] * t1) + (a[i] > b[i] * t2) + (a[i] > b[i] * t3));
 }
 
+typedef float gc_v2f __attribute__((vector_size(8)));
+
+/* compare_levels() of a = |N + (θ − θ)| (@qz) or |N|, b = |K g|, fused:
+ * the same operations on the same values, without storing a and b. */
+static inline __attribute__((always_inline)) void
+compare_kg(const double *num, const float *gv, const float *pv, size_t n, double K,
+	   int qz, double t1, double t2, double t3, uint8_t *restrict lv)
+{
+	const gc_v2l abs = { INT64_MAX, INT64_MAX };
+	size_t i = 0;
+
+	for (; i + 2 <= n; i += 2) {
+		gc_v2d va, vb;
+		gc_v2f fg, ft;
+		gc_v2l m;
+
+		memcpy(&va, num + i, 16);
+		memcpy(&fg, gv + i, 8);
+		if (qz) {
+			gc_v2d th;
+
+			memcpy(&ft, pv + i, 8);
+			th = __builtin_convertvector(ft, gc_v2d);
+			va = va + (th - th);
+		}
+		va = (gc_v2d)((gc_v2l)va & abs);
+		vb = (gc_v2d)((gc_v2l)(__builtin_convertvector(fg, gc_v2d) * K) & abs);
+		m = (va > vb * t1) + (va > vb * t2) + (va > vb * t3);
+		lv[i] = (uint8_t)-m[0];
+		lv[i + 1] = (uint8_t)-m[1];
+	}
+	for (; i < n; i++) {
+		const double th = pv[i];
+		const double a = fabs(qz ? num[i] + (th - th) : num[i]);
+		const double b = fabs(K * (double)gv[i]);
+
+		lv[i] = (uint8_t)((a > b * t1) + (a > b * t2) + (a > b * t3));
+	}
+}
+
 /* Levels by δ of @n <= GC_DSLICE values (level only: Inf/NaN/zero/
  * subnormal g are fixed by the caller). */
 static void delta_levels(const struct gc_dplan *q, size_t n, const float *restrict gv,
@@ -596,63 +655,59 @@ static void delta_levels(const struct gc_dplan *q, size_t n, const float *restri
 			num[i] = fabs(num[i] / (K * g) - lam * th / g);
 			den[i] = 1;
 		}
+		compare_levels(num, den, n, t1, t2, t3, lv);
 	} else if (qz) {
-		for (size_t i = 0; i < n; i++) {
-			const double th = pv[i];
-
-			/* θ − θ: the NaN of λθ/g for an infinite θ, λ = 0 */
-			num[i] = fabs(num[i] + (th - th));
-			den[i] = fabs(K * (double)gv[i]);
-		}
+		/* θ − θ: the NaN of λθ/g for an infinite θ, λ = 0 */
+		compare_kg(num, gv, pv, n, K, 1, t1, t2, t3, lv);
 	} else {
-		for (size_t i = 0; i < n; i++) {
-			num[i] = fabs(num[i]);
-			den[i] = fabs(K * (double)gv[i]);
-		}
+		compare_kg(num, gv, pv, n, K, 0, t1, t2, t3, lv);
 	}
-	compare_levels(num, den, n, t1, t2, t3, lv);
 }
 
-/* f32 full and multi-quant: c->lv by delta_levels(), a slice at a time;
- * -1 when the optimizer's constants need the slow path. */
-static int levels_f32(struct gc_ctx *c, const float *g, size_t n,
-		      const struct gt_codec_aux *aux)
+static uint64_t count_part(struct gc_ctx *c, size_t i0, size_t stop, uint64_t *cnt);
+
+/* f32 full and multi-quant: c->lv by delta_levels() and the carriers per
+ * level into @cnt (count_levels()), a slice at a time while it is in L1;
+ * returns 1 (@cnt done). */
+static int levels_f32(struct gc_ctx *c, const struct gc_dplan *q, const float *g,
+		      size_t n, const struct gt_codec_aux *aux, uint64_t *cnt)
 {
 	static const float zeros[GC_DSLICE];
 	const int ns = gt_optim_nstates(c->optim->kind);
 	const float *const s0 = ns >= 1 ? aux->state[0] : NULL;
 	const float *const s1 = ns >= 2 ? aux->state[1] : NULL;
 	uint8_t *const lv = c->lv;
-	struct gc_dplan q;
+	uint64_t bad = 0;
 
-	if (dplan_init(&q, c, aux) < 0)
-		return -1;
+	cnt[0] = cnt[1] = cnt[2] = cnt[3] = 0;
 	for (size_t i = 0; i < n; i += GC_DSLICE) {
 		const size_t k = n - i < GC_DSLICE ? n - i : GC_DSLICE;
 
-		delta_levels(&q, k, g + i, aux->param + i, s0 ? s0 + i : zeros,
+		delta_levels(q, k, g + i, aux->param + i, s0 ? s0 + i : zeros,
 			     s1 ? s1 + i : zeros, lv + i);
 		for (size_t j = i; j < i + k; j++) {
 			const uint32_t x = ((gt_f32_bits(g[j]) >> 23) + 1) & 0xff;
 
 			lv[j] = x <= 1 ? 0 : lv[j]; /* exponent 0 or 255 */
 		}
+		bad |= count_part(c, i, i + k, cnt);
 	}
-	return 0;
+	return bad >> 41 ? GT_ERR(INVAL) : 1;
 }
 
-/* Full and multi-quant: levels by δ; Inf/NaN level 0. */
+/* Full and multi-quant: levels by δ; Inf/NaN level 0.  1: @cnt done. */
 static int levels_delta(struct gc_ctx *c, const void *src, size_t n,
-			const struct gt_codec_aux *aux)
+			const struct gt_codec_aux *aux, uint64_t *cnt)
 {
 	const float *g = grads_f32(c, src, n);
 	const double t1 = c->thr[1], t2 = c->thr[2], t3 = c->thr[3];
 	const uint64_t emax = (UINT64_C(1) << c->eb) - 1;
 	const double *const delta = c->delta;
 	uint8_t *const lv = c->lv;
+	struct gc_dplan q;
 
-	if (c->dt == GT_DT_F32 && levels_f32(c, src, n, aux) == 0)
-		return 0;
+	if (c->dt == GT_DT_F32 && dplan_init(&q, c, aux) == 0)
+		return levels_f32(c, &q, src, n, aux, cnt);
 	GT_TRY(gt_optim_delta(c->optim, n, g, aux->param, aux->state[0],
 			      aux->state[1], c->delta));
 	if (c->dt == GT_DT_F32) {
@@ -735,8 +790,12 @@ static int levels_exact(struct gc_ctx *c, const void *src, size_t n,
 		nsub += !e && (u & mag);
 		undecided += c->lv[i] == 0xff;
 	}
-	if (nsub)
+	if (nsub) {
+		/* pruning rewrites values: code a copy */
+		memcpy(c->tv, src, n * c->width);
+		c->cv = c->tv;
 		GT_TRY(exact_pass(c, src, n, g, aux, -1));
+	}
 	for (int l = 3; l >= 1 && undecided; l--)
 		GT_TRY(exact_pass(c, src, n, g, aux, l));
 	for (size_t i = 0; i < n; i++)
@@ -745,20 +804,18 @@ static int levels_exact(struct gc_ctx *c, const void *src, size_t n,
 	return 0;
 }
 
-/* c->tv and c->lv for the chunk, as the mode wants. */
+/* c->cv and c->lv for the chunk, as the mode wants; 1 when @cnt holds
+ * the carriers per level too (count_levels() done). */
 static int choose(struct gc_ctx *c, const void *src, size_t n,
-		  const struct gt_codec_aux *aux)
+		  const struct gt_codec_aux *aux, uint64_t *cnt)
 {
 	const uint64_t emask = ((UINT64_C(1) << c->eb) - 1) << c->mb;
 
-	if (prunes_all(c))
-		flush_all(c, src, n);
-	else
-		memcpy(c->tv, src, n * c->width);
+	c->cv = prunes_all(c) ? flush_all(c, src, n) : src;
 	switch (c->mode) {
 	case GC_FULL:
 	case GC_MULTI:
-		return levels_delta(c, src, n, aux);
+		return levels_delta(c, src, n, aux, cnt);
 	case GC_EXACT:
 		return levels_exact(c, src, n, aux);
 	case GC_SINGLE: {
@@ -804,43 +861,49 @@ static inline uint32_t sym32(uint32_t u, uint32_t zt)
 	return (u >> 23 & 0xff) | z << 8 | (z & u >> 31);
 }
 
-/* count_levels() for f32. */
-static int count_f32(struct gc_ctx *c, size_t n, uint64_t *cnt)
+/* count_levels() for f32 values @i0..@stop-1 (at most 32768), added to
+ * @cnt; returns the OR of their codes (bit 41: a symbol without one). */
+static uint64_t count_part(struct gc_ctx *c, size_t i0, size_t stop, uint64_t *cnt)
 {
 	const uint8_t zl = c->mode == GC_PRUNE ? 0 : 3;
 	const uint32_t zt = (uint32_t)zero_tokens(c);
-	const unsigned char *const tv = c->tv;
+	const unsigned char *const tv = c->cv;
 	const uint64_t *const enc = c->enc;
 	uint8_t *const lv = c->lv;
 	uint64_t bad = 0;
+	/* 16-bit counts per level in one register: a count in memory
+	 * would chain each value's add to the last one's store */
+	uint64_t k = 0;
 
-	cnt[0] = cnt[1] = cnt[2] = cnt[3] = 0;
-	for (size_t i0 = 0; i0 < n; i0 += 32768) {
-		const size_t stop = n - i0 < 32768 ? n : i0 + 32768;
-		/* 16-bit counts per level in one register: a count in memory
-		 * would chain each value's add to the last one's store */
-		uint64_t k = 0;
+	for (size_t i = i0; i < stop; i++) {
+		uint32_t u, lz;
+		uint64_t e;
+		unsigned l;
 
-		for (size_t i = i0; i < stop; i++) {
-			uint32_t u, lz;
-			uint64_t e;
-			unsigned l;
-
-			memcpy(&u, tv + 4 * i, 4);
-			lz = 0u - (uint32_t)!(u << 1);
-			e = enc[sym32(u, zt)];
-			bad |= e;
-			l = (lv[i] & ~lz) | (zl & lz);
-			lv[i] = (uint8_t)l;
-			k += (e >> 40 & 1) << (16 * l);
-		}
-		for (int l = 0; l < 4; l++)
-			cnt[l] += k >> (16 * l) & 0xffff;
+		memcpy(&u, tv + 4 * i, 4);
+		lz = 0u - (uint32_t)!(u << 1);
+		e = enc[sym32(u, zt)];
+		bad |= e;
+		l = (lv[i] & ~lz) | (zl & lz);
+		lv[i] = (uint8_t)l;
+		k += (e >> 40 & 1) << (16 * l);
 	}
+	for (int l = 0; l < 4; l++)
+		cnt[l] += k >> (16 * l) & 0xffff;
+	return bad;
+}
+
+/* count_levels() for f32. */
+static int count_f32(struct gc_ctx *c, size_t n, uint64_t *cnt)
+{
+	uint64_t bad = 0;
+
+	for (size_t i0 = 0; i0 < n; i0 += 32768)
+		bad |= count_part(c, i0, n - i0 < 32768 ? n : i0 + 32768, cnt);
 	return bad >> 41 ? GT_ERR(INVAL) : 0;
 }
 
-/* Carriers per level of the chunk in c->tv, c->lv; ±0.0 carriers (no
+/* Carriers per level of the chunk in c->cv, c->lv; ±0.0 carriers (no
  * ZERO/NZERO code) take level 3, or 0 in zero-prune. */
 static int count_levels(struct gc_ctx *c, size_t n, uint64_t *cnt)
 {
@@ -852,7 +915,7 @@ static int count_levels(struct gc_ctx *c, size_t n, uint64_t *cnt)
 	if (c->dt == GT_DT_F32)
 		return count_f32(c, n, cnt);
 	for (size_t i = 0; i < n; i++) {
-		const uint64_t u = gt_fp_load(c->tv, c->dt, i);
+		const uint64_t u = gt_fp_load(c->cv, c->dt, i);
 		const uint64_t e = c->enc[sym_of(u, c->eb, c->mb, zt)];
 
 		if (e >> 41)
@@ -870,7 +933,7 @@ struct gc_writers {
 	struct gt_bitw lw, mw, cw;
 };
 
-/* The tokens of c->tv, c->lv that start before @stop, from value @i on
+/* The tokens of c->cv, c->lv that start before @stop, from value @i on
  * (any dtype: the reference loop, and the f32 path's runs and tail);
  * returns where the next token starts. */
 static size_t enc_values(const struct gc_ctx *c, size_t i, size_t stop, size_t n,
@@ -882,12 +945,12 @@ static size_t enc_values(const struct gc_ctx *c, size_t i, size_t stop, size_t n
 	const int runs = c->runs && zt;
 
 	while (i < stop) {
-		const uint64_t u = gt_fp_load(c->tv, c->dt, i);
+		const uint64_t u = gt_fp_load(c->cv, c->dt, i);
 		uint64_t e;
 		unsigned l;
 
 		if (!u && runs) {
-			const size_t len = gt_huff_zeros_from(c->tv, c->dt, i, n);
+			const size_t len = gt_huff_zeros_from(c->cv, c->dt, i, n);
 
 			if (len >= GT_HUFF_RUN_MIN) {
 				gt_huff_put_run(&w->cw, c->enc[GT_HUFF_RUN(c->eb)], len);
@@ -946,7 +1009,7 @@ static void fw_store(const struct gc_fw *f, struct gt_bitw *w)
 }
 
 /*
- * Four f32 values of c->tv at @tv with levels @lv, branch-free: the codes
+ * Four f32 values of c->cv at @tv with levels @lv, branch-free: the codes
  * in one put (two when over 56 bits), the levels of the carriers in one,
  * the words in two (a non-carrier's word has width 0).
  */
@@ -1000,7 +1063,7 @@ static size_t enc_f32(const struct gc_ctx *c, size_t i, size_t n,
 {
 	const uint64_t *const enc = c->enc;
 	const uint8_t *const lv = c->lv;
-	const unsigned char *const tv = c->tv;
+	const unsigned char *const tv = c->cv;
 	const uint32_t zt = (uint32_t)zero_tokens(c);
 	const int lstream = c->mode != GC_PRUNE, runs = c->runs && zt;
 	unsigned sh[4], wd[4];
@@ -1040,12 +1103,16 @@ static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 	uint64_t cnt[4], mc, mbits = 0;
 	size_t hlen = 0, lbytes, mbytes, len;
 	struct gc_writers w;
+	int rc;
 
 	if (!c->ready)
 		return GT_ERR(INVAL);
 	GT_TRY(scratch(c, n ? n : 1));
-	GT_TRY(choose(c, src, n, aux));
-	GT_TRY(count_levels(c, n, cnt));
+	rc = choose(c, src, n, aux, cnt);
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		GT_TRY(count_levels(c, n, cnt));
 	mc = cnt[0] + cnt[1] + cnt[2] + cnt[3];
 	for (int l = 0; l < 4; l++) {
 		if (l == 0 || c->mode != GC_PRUNE)

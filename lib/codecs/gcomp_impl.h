@@ -35,7 +35,8 @@ struct gc_ctx {
 	uint64_t wmask[4], mlut[1u << 12] /* GC_MBITS */, dsym[GT_HUFF_NZERO(8) + 1], ltab[256];
 	/* encode scratch for cap values, grown outside the loops */
 	size_t cap;
-	unsigned char *tv; /* the values as coded (subnormals flushed) */
+	unsigned char *tv; /* a copy of the values when some must change */
+	const unsigned char *cv; /* the values as coded: the source, or tv */
 	uint8_t *lv;       /* their levels */
 	float *gf, *cand, *ref, *out;
 	double *delta;

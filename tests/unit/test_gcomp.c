@@ -421,6 +421,66 @@ static void test_hand(void)
 	}
 }
 
+/* Modes full and zero-prune flush subnormals to a zero of their sign:
+ * the bytes (table and chunks) must equal those of the data with the
+ * zeros written in (the encoder codes the source in place when a chunk
+ * holds no subnormal, a flushed copy when it does). */
+static size_t encode_bytes(const char *opts, const uint32_t *v, size_t n,
+			   const float *param, unsigned char *buf, size_t cap)
+{
+	const struct gt_optim o = sgd(0.01);
+	struct gt_codec_ctx *ctx = make(GT_DT_F32, opts, &o);
+	size_t len = 0, total;
+
+	CHECK_RC(gt_codec_block_begin(ctx, v, n, buf, cap, &len), 0);
+	total = len;
+	for (size_t i = 0; i < n; i += CHUNK) {
+		const size_t k = n - i < CHUNK ? n - i : CHUNK;
+		const struct gt_codec_aux a = { param + i, { NULL, NULL } };
+
+		CHECK(gt_codec_bound(ctx, k) <= cap - total);
+		CHECK_RC(gt_codec_encode_aux(ctx, v + i, k, &a, buf + total, cap - total, &len), 0);
+		total += len;
+	}
+	gt_codec_free(ctx);
+	return total;
+}
+
+static void test_flush_bytes(void)
+{
+	const size_t n = 3 * CHUNK + 5, cap = 16 * n + 65536;
+	uint32_t *zero = malloc(n * 4), *sub = malloc(n * 4);
+	float *param = malloc(n * sizeof(float));
+	unsigned char *a = malloc(cap), *b = malloc(cap);
+
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t r = check_rand();
+
+		zero[i] = (uint32_t)(r >> 63) << 31 | (uint32_t)(100 + r % 30) << 23 |
+			  (uint32_t)(r >> 8 & 0x7fffff);
+		if (r % 7 == 0)
+			zero[i] &= 0x80000000u;
+		param[i] = (float)(0.5 + (double)(r >> 40 & 0xffff) / 65536.0);
+	}
+	memcpy(sub, zero, n * 4);
+	/* subnormals in chunks 0 and 2 only (1 and 3 take the in-place path) */
+	for (size_t i = 0; i < n; i++)
+		if (!(zero[i] << 1) && (i / CHUNK) % 2 == 0 && i % 3)
+			sub[i] = zero[i] | (uint32_t)(1 + i % 0x7fffff);
+	for (int m = 0; m < 2; m++) {
+		const char *opts = m ? "mode=zero-prune" : "mode=full";
+		const size_t la = encode_bytes(opts, zero, n, param, a, cap);
+		const size_t lb = encode_bytes(opts, sub, n, param, b, cap);
+
+		CHECK(la == lb && !memcmp(a, b, la));
+	}
+	free(zero);
+	free(sub);
+	free(param);
+	free(a);
+	free(b);
+}
+
 /* A random float: normal, zero, subnormal, Inf or NaN (rarely). */
 static float odd_float(uint64_t r, double scale)
 {
@@ -841,6 +901,7 @@ int main(int argc, char **argv)
 	check_init(argc, argv);
 	RUN(test_options);
 	RUN(test_hand);
+	RUN(test_flush_bytes);
 	RUN(test_delta_levels);
 	RUN(test_needs_aux);
 	RUN(test_roundtrips);

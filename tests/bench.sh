@@ -32,6 +32,13 @@ echo "== 1. codecs on memory, one thread (tests/bench/bench_codec, $reps runs)"
 "$build/bench_codec" --repeat "$reps" --codec huffexp --synthetic
 
 echo
+echo "== 1b. gcomp with the optimizer context of a real trace, one thread ($reps runs)"
+"$build/bench_codec" --repeat "$reps" --codec gcomp --codec gcomp:mode=exact --codec huffexp \
+	--trace samples/lstm_adamw.h5
+"$build/bench_codec" --repeat "$reps" --codec gcomp --codec gcomp:mode=exact --codec huffexp \
+	--synthetic --values 4194304 --optim adam
+
+echo
 echo "== 2. gtool stats on $(mbps "$size256" 1) MB of real f32 gradients (median of 5, one thread)"
 s=$(runs 5 gtool stats --total "$work/grads256.f32")
 z=$(runs 5 zstd -q -3 -T1 -c "$work/grads256.f32")

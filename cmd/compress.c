@@ -209,30 +209,56 @@ static int feed_block(void *arg, const void *data, size_t n)
 	return 0;
 }
 
-/* Read tensor @i straight into the writer's blocks, saving a copy. */
-static int read_in_place(struct feed *f, size_t i)
+struct in_place {
+	struct feed *f;
+	size_t i;
+};
+
+/*
+ * The writer's threads call this, one at a time, for the next block: read
+ * straight into it (a full block unless the data ends).
+ */
+static int fill_block(void *arg, void *dst, size_t cap, size_t *got_ret)
 {
+	struct in_place *p = arg;
+	struct feed *f = p->f;
 	struct job *j = f->j;
 	struct gt_diag d = { "" };
-	size_t room, got;
+	size_t got = 0, n;
 
-	for (;;) {
-		void *space = gt_gtz_write_space(j->w, &room);
-
-		if (!room)
-			room = j->buf_values, space = j->buf; /* complete: check for more */
-		if (gt_source_read(j->src, i, f->values, room, space, &got, &d) < 0)
+	do {
+		if (gt_source_read(j->src, p->i, f->values + got, cap - got,
+				   (char *)dst + got * f->width, &n, &d) < 0)
 			return gt_error("%s: %s", j->o->input, d.msg);
-		if (!got)
-			return 0;
-		if (space == j->buf)
-			return gt_error("%s: more values than the tensor holds", j->o->input);
-		if (gt_gtz_write_done(j->w, got, &d) < 0)
-			return gt_error("%s: %s", j->o->output, d.msg);
-		f->values += got;
-		j->in_bytes += got * f->width;
-		gt_progress_add(&j->progress, got * f->width);
-	}
+		got += n;
+	} while (n && got < cap);
+	f->values += got;
+	j->in_bytes += got * f->width;
+	gt_progress_add(&j->progress, got * f->width);
+	*got_ret = got;
+	return 0;
+}
+
+/* Tensor @i straight into the writer's blocks, read, coded and written
+ * by all of its threads at once. */
+static int read_in_place(struct feed *f, size_t i)
+{
+	struct in_place p = { f, i };
+	struct job *j = f->j;
+	const struct gt_tensor_info *t = gt_source_info(j->src, i);
+	struct gt_diag d = { "" };
+	size_t got;
+	int rc = gt_gtz_write_from(j->w, fill_block, &p, &d);
+
+	if (rc == GT_ERR(IO) && !*d.msg)
+		return -1;
+	if (rc < 0)
+		return gt_error("%s: %s", j->o->output, d.msg);
+	/* a known count was read whole: more values would be an error */
+	if (t->count != GT_COUNT_UNKNOWN &&
+	    gt_source_read(j->src, i, f->values, 1, j->buf, &got, &d) >= 0 && got)
+		return gt_error("%s: more values than the tensor holds", j->o->input);
+	return 0;
 }
 
 /*

@@ -57,6 +57,20 @@ int gt_gtz_write_aux(struct gt_gtz_writer *w, const void *src,
  */
 void *gt_gtz_write_space(struct gt_gtz_writer *w, size_t *n_ret);
 int gt_gtz_write_done(struct gt_gtz_writer *w, size_t n, struct gt_diag *d);
+/*
+ * gt_gtz_write_from - all of the open tensor's values (or all that @fill
+ * gives, for an unknown count), pulled through @fill(arg, dst, cap,
+ * &got): it must fill up to @cap values (fewer only at the end; 0: the
+ * end) or return < 0 having reported why.  Each of the writer's threads
+ * reads a block, codes it while it is in its cache, and writes the blocks
+ * out in order, so reading, coding and writing overlap.  Not for codecs
+ * that need the optimizer context.  Call it right after gt_gtz_begin.
+ * @return 0, GT_ERR(IO) when @fill failed, or the writer's errors.
+ */
+#define GT_GTZ_THREADS_MAX 1024
+int gt_gtz_write_from(struct gt_gtz_writer *w,
+		      int (*fill)(void *arg, void *dst, size_t cap, size_t *got_ret),
+		      void *arg, struct gt_diag *d);
 /* 1 when the open tensor's codec, as configured, uses the optimizer context. */
 int gt_gtz_needs_aux(const struct gt_gtz_writer *w);
 /* Flush the last block and close the tensor (its count must match when known). */

@@ -1,5 +1,6 @@
 /* gtz_write.c - the .gtz writer: blocks of chunks coded in parallel, written in order */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -552,6 +553,132 @@ int gt_gtz_write_done(struct gt_gtz_writer *w, size_t n, struct gt_diag *d)
 	if (n > room)
 		return gt_diag_set(d, GT_ERR(INVAL), "more values than the space given");
 	return n ? advance(w, b, n, d) : 0;
+}
+
+/*
+ * gt_gtz_write_from: every thread reads a block (one at a time, under the
+ * lock, so the source is read in order), codes it while it is still in its
+ * cache, and writes out whatever blocks are next in order; the blocks of
+ * the two sets of slots form a ring, a slot reused once its block is out.
+ */
+struct stream {
+	struct gt_gtz_writer *w;
+	int (*fill)(void *arg, void *dst, size_t cap, size_t *got_ret);
+	void *arg;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t next_seq, next_write;
+	uint64_t held[2 * GT_GTZ_THREADS_MAX]; /* slot: seq + 1 it holds; 0 free */
+	unsigned char coded[2 * GT_GTZ_THREADS_MAX];
+	int eof, rc;
+	struct gt_diag d;
+};
+
+/* Write the coded blocks that are next in order; the lock is held. */
+static void drain_written(struct stream *j)
+{
+	const size_t ring = 2 * j->w->nslots;
+
+	for (;;) {
+		const size_t slot = (size_t)(j->next_write % ring);
+
+		if (j->held[slot] != j->next_write + 1 || !j->coded[slot])
+			return;
+		if (j->rc >= 0)
+			j->rc = write_block(j->w, &j->w->slot[slot], &j->d);
+		j->w->slot[slot].n = 0;
+		j->held[slot] = 0;
+		j->coded[slot] = 0;
+		j->next_write++;
+	}
+}
+
+/* Read the next block into a free slot; returns it, or NULL at the end. */
+static struct wblock *take_block(struct stream *j, size_t *slot_ret)
+{
+	struct gt_gtz_writer *w = j->w;
+	const size_t ring = 2 * w->nslots;
+	size_t slot, cap, got = 0;
+	struct wblock *b;
+
+	for (;;) {
+		if (j->eof || j->rc < 0)
+			return NULL;
+		slot = (size_t)(j->next_seq % ring);
+		if (!j->held[slot])
+			break;
+		pthread_cond_wait(&j->cv, &j->mu);
+	}
+	b = &w->slot[slot];
+	cap = w->k.block_values;
+	if (w->count != GT_COUNT_UNKNOWN && cap > w->count - w->seen)
+		cap = (size_t)(w->count - w->seen);
+	if (cap && j->fill(j->arg, b->in, cap, &got) < 0)
+		j->rc = GT_ERR(IO);
+	if (!got || j->rc < 0) {
+		j->eof = 1;
+		pthread_cond_broadcast(&j->cv);
+		return NULL;
+	}
+	b->n = got;
+	b->first = w->seen;
+	w->seen += got;
+	j->held[slot] = ++j->next_seq;
+	*slot_ret = slot;
+	return b;
+}
+
+static void stream_task(void *arg, size_t t, unsigned worker)
+{
+	struct stream *j = arg;
+	struct gt_codec_ctx *ctx = j->w->k.ctx[worker];
+
+	(void)t;
+	pthread_mutex_lock(&j->mu);
+	for (;;) {
+		size_t slot;
+		struct wblock *b = take_block(j, &slot);
+
+		if (!b)
+			break;
+		pthread_mutex_unlock(&j->mu);
+		b->rc = begin_block(b, ctx);
+		for (size_t i = 0; i < gtz_nchunks(&j->w->k, b->n) && b->rc >= 0; i++)
+			code_chunk(j->w, b, i, ctx);
+		if (b->rc >= 0)
+			finish_block(j->w, b);
+		pthread_mutex_lock(&j->mu);
+		j->coded[slot] = 1;
+		drain_written(j);
+		pthread_cond_broadcast(&j->cv);
+	}
+	pthread_mutex_unlock(&j->mu);
+}
+
+int gt_gtz_write_from(struct gt_gtz_writer *w,
+		      int (*fill)(void *arg, void *dst, size_t cap, size_t *got_ret),
+		      void *arg, struct gt_diag *d)
+{
+	struct stream j;
+
+	if (!w->open || w->k.aux || w->nfull || w->slot[w->cur * w->nslots].n ||
+	    w->nslots > GT_GTZ_THREADS_MAX)
+		return gt_diag_set(d, GT_ERR(INVAL), "cannot stream into this tensor");
+	GT_TRY(finish_inflight(w, d));
+	memset(&j, 0, sizeof(j));
+	j.w = w;
+	j.fill = fill;
+	j.arg = arg;
+	pthread_mutex_init(&j.mu, NULL);
+	pthread_cond_init(&j.cv, NULL);
+	gt_pool_run(w->pool, w->threads, stream_task, &j);
+	pthread_mutex_destroy(&j.mu);
+	pthread_cond_destroy(&j.cv);
+	for (size_t s = 0; s < 2 * w->nslots; s++)
+		w->slot[s].n = 0;
+	if (j.rc == GT_ERR(IO) && !*j.d.msg)
+		return GT_ERR(IO); /* the fill function said why */
+	return j.rc < 0 ? gt_diag_set(d, j.rc, "%s", j.d.msg) : 0;
 }
 
 int gt_gtz_write(struct gt_gtz_writer *w, const void *src, size_t n,

@@ -93,37 +93,66 @@ struct state {
 	struct gt_gtz_reader *r;
 	struct gt_sink *sink;
 	struct gt_progress progress;
+	int sink_failed;  /* the error came from writing the output */
 };
 
-static int on_event(struct state *s, enum gt_gtz_event ev, struct gt_diag *d)
+/* A sink error: the message names the output. */
+static int sink_rc(struct state *s, int rc)
 {
-	const void *data;
-	size_t n;
-
-	switch (ev) {
-	case GT_GTZ_GROUP: return gt_sink_group(s->sink, gt_gtz_group(s->r), d);
-	case GT_GTZ_TENSOR: return gt_sink_begin(s->sink, &gt_gtz_tensor(s->r)->info, d);
-	case GT_GTZ_DATA:
-		gt_gtz_data(s->r, &data, &n);
-		gt_progress_add(&s->progress, n);
-		return gt_sink_write(s->sink, data, n, d);
-	case GT_GTZ_TENSOR_END:
-		if (s->o->verbose)
-			fprintf(stderr, "%s: %s: %llu values\n", gt_msg_prefix(),
-				gt_gtz_tensor(s->r)->info.name,
-				(unsigned long long)gt_gtz_tensor(s->r)->info.count);
-		return gt_sink_end(s->sink, d);
-	case GT_GTZ_EOF: return gt_sink_commit(s->sink, d);
-	}
-	return 0;
+	if (rc < 0)
+		s->sink_failed = 1;
+	return rc;
 }
 
+static int on_group(void *arg, const struct gt_group_info *g, struct gt_diag *d)
+{
+	struct state *s = arg;
+
+	return sink_rc(s, gt_sink_group(s->sink, g, d));
+}
+
+static int on_tensor(void *arg, const struct gt_gtz_tensor *t, struct gt_diag *d)
+{
+	struct state *s = arg;
+
+	return sink_rc(s, gt_sink_begin(s->sink, &t->info, d));
+}
+
+static int on_data(void *arg, const void *values, size_t n, struct gt_diag *d)
+{
+	struct state *s = arg;
+
+	gt_progress_add(&s->progress, n);
+	return sink_rc(s, gt_sink_write(s->sink, values, n, d));
+}
+
+static int on_end(void *arg, const struct gt_gtz_tensor *t, struct gt_diag *d)
+{
+	struct state *s = arg;
+
+	if (s->o->verbose)
+		fprintf(stderr, "%s: %s: %llu values\n", gt_msg_prefix(), t->info.name,
+			(unsigned long long)t->info.count);
+	return sink_rc(s, gt_sink_end(s->sink, d));
+}
+
+static int on_eof(void *arg, struct gt_diag *d)
+{
+	struct state *s = arg;
+
+	return sink_rc(s, gt_sink_commit(s->sink, d));
+}
+
+static const struct gt_gtz_callbacks callbacks = {
+	on_group, on_tensor, on_data, on_end, on_eof,
+};
+
+/* An error of the reader names the input, one of the sink the output. */
 static int run_decompress(const struct decompress_opts *o)
 {
 	const struct gt_sink_opts so = { o->kind, o->force };
-	struct state s = { o, NULL, NULL, { 0 } };
+	struct state s = { o, NULL, NULL, { 0 }, 0 };
 	struct gt_diag d = { "" };
-	enum gt_gtz_event ev = GT_GTZ_DATA;
 	FILE *f = stdin;
 	int rc;
 
@@ -140,17 +169,10 @@ static int run_decompress(const struct decompress_opts *o)
 		goto out;
 	}
 	gt_progress_init(&s.progress, "decompressing", 0);
-	while (rc >= 0 && ev != GT_GTZ_EOF) {
-		rc = gt_gtz_next(s.r, &ev, &d);
-		if (rc < 0) {
-			rc = gt_error("%s: %s", o->input, d.msg);
-			break;
-		}
-		rc = on_event(&s, ev, &d);
-		if (rc < 0)
-			rc = gt_error("%s: %s", o->output, d.msg);
-	}
+	rc = gt_gtz_read_all(s.r, &callbacks, &s, &d);
 	gt_progress_end(&s.progress);
+	if (rc < 0)
+		rc = gt_error("%s: %s", s.sink_failed ? o->output : o->input, d.msg);
 out:
 	gt_sink_free(s.sink);
 	gt_gtz_reader_free(s.r);

@@ -121,6 +121,24 @@ int gt_gtz_next(struct gt_gtz_reader *r, enum gt_gtz_event *ev_ret,
 		struct gt_diag *d);
 const struct gt_group_info *gt_gtz_group(const struct gt_gtz_reader *r);
 const struct gt_gtz_tensor *gt_gtz_tensor(const struct gt_gtz_reader *r);
+/*
+ * gt_gtz_read_all - the whole stream through callbacks, in file order,
+ * instead of gt_gtz_next: each of the reader's threads reads the next
+ * block, decodes and checks it while it is in its cache, and whichever
+ * holds the block next in order hands it to @data.  The callbacks run one
+ * at a time.  A callback's error (< 0, @d set) stops the reading.
+ * @return 0 once @eof returned, or the first error.
+ */
+struct gt_gtz_callbacks {
+	int (*group)(void *arg, const struct gt_group_info *g, struct gt_diag *d);
+	int (*tensor)(void *arg, const struct gt_gtz_tensor *t, struct gt_diag *d);
+	int (*data)(void *arg, const void *values, size_t n, struct gt_diag *d);
+	int (*end)(void *arg, const struct gt_gtz_tensor *t, struct gt_diag *d);
+	int (*eof)(void *arg, struct gt_diag *d);
+};
+int gt_gtz_read_all(struct gt_gtz_reader *r, const struct gt_gtz_callbacks *cb,
+		    void *arg, struct gt_diag *d);
+
 /* The record behind the last event, for `gtool ls --records`. */
 struct gt_gtz_record {
 	uint64_t offset, bytes;       /* where it starts; tag to CRC */

@@ -1,5 +1,6 @@
 /* gtz_read.c - the .gtz reader: checks everything, decodes blocks in parallel */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -756,4 +757,178 @@ void gt_gtz_last_record(const struct gt_gtz_reader *r, struct gt_gtz_record *rec
 		rec->payload_offset = b->rec_off + rec->bytes;
 		rec->payload_bytes = b->payload_len;
 	}
+}
+
+/* ---- the whole stream, block by block on every thread -------------------- */
+
+struct pull {
+	struct gt_gtz_reader *r;
+	const struct gt_gtz_callbacks *cb;
+	void *arg;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t next_seq, next_out;
+	uint64_t *held;  /* per slot: seq + 1 of the block it holds; 0 free */
+	uint64_t *bno;   /* per slot: its block number */
+	unsigned char *done;
+	int end, rc;
+	int holding;     /* a record that is not a block waits for the blocks before it */
+	struct gt_diag d;
+};
+
+static void fail(struct pull *p, int rc)
+{
+	if (p->rc >= 0)
+		p->rc = rc < 0 ? rc : GT_ERR(CORRUPT);
+	p->end = 1;
+	pthread_cond_broadcast(&p->cv);
+}
+
+/* Hand the decoded blocks that are next in order to the caller. */
+static void deliver(struct pull *p)
+{
+	const size_t ring = 2 * (size_t)p->r->threads;
+
+	for (;;) {
+		const size_t slot = (size_t)(p->next_out % ring);
+		struct rblock *b = &p->r->slot[slot];
+		int rc;
+
+		if (p->held[slot] != p->next_out + 1 || !p->done[slot])
+			return;
+		rc = p->rc < 0 ? 0 : check_block(p->r, b, p->bno[slot], &p->d);
+		if (rc >= 0 && p->rc >= 0)
+			rc = p->cb->data(p->arg, b->out, (size_t)b->values, &p->d);
+		if (rc < 0)
+			fail(p, rc);
+		p->held[slot] = 0;
+		p->done[slot] = 0;
+		p->next_out++;
+	}
+}
+
+/* Any record but a block: after every block before it is out. */
+static int other_record(struct pull *p, unsigned tag, size_t len)
+{
+	struct gt_gtz_reader *r = p->r;
+	enum gt_gtz_event ev = GT_GTZ_DATA;
+	int rc;
+
+	/* no other thread reads on until this record is done */
+	p->holding = 1;
+	while (p->next_out != p->next_seq && p->rc >= 0)
+		pthread_cond_wait(&p->cv, &p->mu);
+	p->holding = 0;
+	pthread_cond_broadcast(&p->cv);
+	if (p->rc < 0)
+		return p->rc;
+	rc = dispatch(r, tag, len, &ev, &p->d);
+	if (rc < 0)
+		return rc;
+	switch (ev) {
+	case GT_GTZ_GROUP: return p->cb->group(p->arg, &r->group, &p->d);
+	case GT_GTZ_TENSOR: return p->cb->tensor(p->arg, &r->t, &p->d);
+	case GT_GTZ_TENSOR_END: return p->cb->end(p->arg, &r->t, &p->d);
+	case GT_GTZ_EOF:
+		p->end = 1;
+		return p->cb->eof(p->arg, &p->d);
+	case GT_GTZ_DATA: break;
+	}
+	return 0;
+}
+
+/* Read the next record; a block goes into a free slot (returned). */
+static struct rblock *take(struct pull *p, size_t *slot_ret)
+{
+	struct gt_gtz_reader *r = p->r;
+	const size_t ring = 2 * (size_t)r->threads;
+	unsigned tag;
+	size_t len, slot;
+	int rc;
+
+	for (;;) {
+		if (p->end || p->rc < 0)
+			return NULL;
+		slot = (size_t)(p->next_seq % ring);
+		if (p->held[slot] || p->holding) {
+			pthread_cond_wait(&p->cv, &p->mu);
+			continue;
+		}
+		rc = gtz_read_record(r, &tag, &len, &p->d);
+		if (rc >= 0 && tag == TAG_BLOCK && r->open) {
+			p->bno[slot] = r->blocks;
+			rc = add_offset(r, r->rec_off);
+			if (rc >= 0)
+				rc = gtz_read_block(r, len, &r->slot[slot], &p->d);
+			if (rc >= 0) {
+				p->held[slot] = ++p->next_seq;
+				*slot_ret = slot;
+				return &r->slot[slot];
+			}
+		} else if (rc >= 0) {
+			rc = other_record(p, tag, len);
+		}
+		if (rc < 0)
+			fail(p, rc);
+	}
+}
+
+static void pull_task(void *arg, size_t t, unsigned worker)
+{
+	struct pull *p = arg;
+	struct gt_gtz_reader *r = p->r;
+
+	(void)t;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		size_t slot;
+		struct rblock *b = take(p, &slot);
+
+		if (!b)
+			break;
+		pthread_mutex_unlock(&p->mu);
+		b->rc = prepare_out(r, b);
+		if (b->rc >= 0 && !b->raw)
+			b->rc = gt_codec_block_load(r->k.ctx[worker], b->meta, b->meta_len);
+		for (size_t i = 0; i < b->nchunks && b->rc >= 0; i++)
+			decode_chunk(r, b, i, worker);
+		pthread_mutex_lock(&p->mu);
+		p->done[slot] = 1;
+		deliver(p);
+		pthread_cond_broadcast(&p->cv);
+	}
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+int gt_gtz_read_all(struct gt_gtz_reader *r, const struct gt_gtz_callbacks *cb,
+		    void *arg, struct gt_diag *d)
+{
+	const size_t ring = 2 * (size_t)r->threads;
+	struct pull p;
+
+	if (r->nslots || r->ahead_n || r->pending || r->scan)
+		return gt_diag_set(d, GT_ERR(INVAL), "the reader has started already");
+	memset(&p, 0, sizeof(p));
+	p.r = r;
+	p.cb = cb;
+	p.arg = arg;
+	p.held = calloc(ring, sizeof(*p.held));
+	p.bno = calloc(ring, sizeof(*p.bno));
+	p.done = calloc(ring, 1);
+	if (!p.held || !p.bno || !p.done) {
+		p.rc = gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
+	} else {
+		pthread_mutex_init(&p.mu, NULL);
+		pthread_cond_init(&p.cv, NULL);
+		gt_pool_run(r->pool, r->threads, pull_task, &p);
+		pthread_mutex_destroy(&p.mu);
+		pthread_cond_destroy(&p.cv);
+		if (p.rc < 0)
+			*d = p.d;
+	}
+	free(p.held);
+	free(p.bno);
+	free(p.done);
+	return p.rc;
 }

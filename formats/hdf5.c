@@ -393,6 +393,16 @@ static herr_t visit_cb(hid_t obj, const char *name, const H5O_info_t *info, void
 	return vi->rc < 0 ? -1 : 0;
 }
 
+/*
+ * HDF5 prints its error stack unless told not to, and in a thread-safe
+ * build that setting is per thread: every entry point that may run on a
+ * worker thread (gtool decompress writes from its workers) says it again.
+ */
+static void quiet(void)
+{
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
 /* ---- source ----------------------------------------------------------- */
 
 /* Values per row: the product of every dimension but the first. */
@@ -499,6 +509,7 @@ static int h5_read(struct gt_source *s, size_t i, uint64_t first, size_t n,
 	const uint64_t row = row_len(t);
 	size_t done = 0;
 
+	quiet();
 	*n_ret = 0;
 	if (first >= t->count)
 		return 0;
@@ -657,10 +668,11 @@ static int h5_sink_group(struct gt_sink *s, const struct gt_group_info *g,
 			 struct gt_diag *d)
 {
 	const struct h5_sink *h = s->priv;
-	hid_t gid = H5Gopen2(h->file, g->name, H5P_DEFAULT);
-	hid_t lcpl;
+	hid_t gid, lcpl;
 	int rc;
 
+	quiet();
+	gid = H5Gopen2(h->file, g->name, H5P_DEFAULT);
 	if (gid < 0) {
 		lcpl = intermediate_lcpl();
 		gid = H5Gcreate2(h->file, g->name, lcpl, H5P_DEFAULT, H5P_DEFAULT);
@@ -680,6 +692,7 @@ static int h5_sink_begin(struct gt_sink *s, struct gt_diag *d)
 	const size_t size = gt_dtype_size(t->dtype);
 	uint64_t count = 1;
 
+	quiet();
 	if (t->count == GT_COUNT_UNKNOWN)
 		return gt_diag_set(d, GT_ERR(INVAL), "%s: HDF5 needs the count up front", t->name);
 	for (unsigned k = 0; k < t->rank; k++)
@@ -776,6 +789,7 @@ static int h5_sink_end(struct gt_sink *s, struct gt_diag *d)
 	hid_t ds = -1;
 	int rc;
 
+	quiet();
 	if (ftype >= 0 && space >= 0 && lcpl >= 0)
 		ds = H5Dcreate2(h->file, s->info.name, ftype, space, lcpl, H5P_DEFAULT,
 				H5P_DEFAULT);
@@ -823,6 +837,7 @@ static int h5_sink_commit(struct gt_sink *s, struct gt_diag *d)
 	struct h5_sink *h = s->priv;
 	const hid_t file = h->file;
 
+	quiet();
 	if (s->to_stdout)
 		GT_TRY(image_to_stdout(file, d));
 	h->file = -1;
@@ -835,6 +850,7 @@ static void h5_sink_close(struct gt_sink *s)
 {
 	struct h5_sink *h = s->priv;
 
+	quiet();
 	if (!h)
 		return;
 	if (h->file >= 0)

@@ -490,6 +490,115 @@ static void test_incompressible_blocks_stored_raw(void)
  * Every truncation and every single-byte change of a small file must be
  * reported as an error (CRC or check), never crash, never pass.
  */
+/* gt_gtz_read_all, the callback reader: the values arrive in order. */
+struct expect {
+	const struct tensor *ts;
+	size_t nt, k, at, groups;
+	int eof, bad;
+};
+
+static int cb_group(void *arg, const struct gt_group_info *g, struct gt_diag *d)
+{
+	struct expect *e = arg;
+
+	(void)d;
+	e->groups += !strcmp(g->name, "/step_000001");
+	return 0;
+}
+
+static int cb_tensor(void *arg, const struct gt_gtz_tensor *t, struct gt_diag *d)
+{
+	struct expect *e = arg;
+
+	(void)d;
+	e->bad += e->k >= e->nt || strcmp(t->info.name, e->ts[e->k].name) ||
+		  t->info.count != e->ts[e->k].n;
+	e->at = 0;
+	return 0;
+}
+
+static int cb_data(void *arg, const void *v, size_t n, struct gt_diag *d)
+{
+	struct expect *e = arg;
+	const struct tensor *t = &e->ts[e->k < e->nt ? e->k : 0];
+	const size_t w = gt_dtype_size(t->dt);
+
+	(void)d;
+	e->bad += e->at + n > t->n || memcmp(v, (const char *)t->data + e->at * w, n * w);
+	e->at += n;
+	return 0;
+}
+
+static int cb_end(void *arg, const struct gt_gtz_tensor *t, struct gt_diag *d)
+{
+	struct expect *e = arg;
+
+	(void)t;
+	(void)d;
+	e->bad += e->at != e->ts[e->k].n;
+	e->k++;
+	return 0;
+}
+
+static int cb_eof(void *arg, struct gt_diag *d)
+{
+	struct expect *e = arg;
+
+	(void)d;
+	e->eof = 1;
+	return 0;
+}
+
+static const struct gt_gtz_callbacks expect_cb = { cb_group, cb_tensor, cb_data,
+						   cb_end, cb_eof };
+
+static int read_all(const char *path, const struct tensor *t, size_t nt,
+		    unsigned threads, struct expect *e)
+{
+	FILE *f = fopen(path, "rb");
+	struct gt_gtz_reader *r = NULL;
+	struct gt_diag d;
+	int rc = f ? gt_gtz_reader_open(f, threads, &r, &d) : -1;
+
+	memset(e, 0, sizeof(*e));
+	e->ts = t;
+	e->nt = nt;
+	if (rc >= 0)
+		rc = gt_gtz_read_all(r, &expect_cb, e, &d);
+	gt_gtz_reader_free(r);
+	if (f)
+		fclose(f);
+	return rc;
+}
+
+static void test_read_all(void)
+{
+	static const unsigned threads[] = { 1, 2, 3, 5 };
+	const char *p = path_of("all.gtz"), *q = path_of("all_bad.gtz");
+	struct expect e;
+	unsigned char *good;
+	size_t len, passed = 0;
+
+	CHECK_RC(write_file(p, ts, 3, "huffexp", "", 2, 256, 64), 0);
+	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
+		CHECK_RC(read_all(p, ts, 3, threads[t], &e), 0);
+		CHECK(e.eof && !e.bad && e.k == 3 && e.groups == 1);
+	}
+	/* damaged copies: an error every time, from any number of threads */
+	good = slurp(p, &len);
+	for (size_t at = 16; at < len; at += 1 + at / 30) {
+		FILE *f = fopen(q, "wb");
+
+		good[at] ^= 0x21;
+		fwrite(good, 1, len - (at % 3 == 0 ? at / 2 : 0), f);
+		fclose(f);
+		good[at] ^= 0x21;
+		passed += read_all(q, ts, 3, 1 + (unsigned)(at % 4), &e) >= 0;
+	}
+	CHECK(passed == 0);
+	free(good);
+}
+
 static void test_hostile_bytes(void)
 {
 	const char *p = path_of("small.gtz"), *q = path_of("bad.gtz");
@@ -568,6 +677,7 @@ int main(int argc, char **argv)
 	RUN(test_source_random_access);
 	RUN(test_incompressible_blocks_stored_raw);
 	RUN(test_hostile_bytes);
+	RUN(test_read_all);
 	RUN(test_unknown_count_and_refusals);
 	for (int k = 0; k < 3; k++)
 		free(ts[k].data);

@@ -179,6 +179,45 @@ static inline int64_t gt_bitr_left(const struct gt_bitr *r)
  */
 int gt_bitr_finish(struct gt_bitr *r);
 
+/* ---- a writer in registers, for hot loops -------------------------------- */
+
+/*
+ * A copy of a gt_bitw's state that a hot loop keeps in locals (no call
+ * takes its address, so the compiler holds it in registers): put up to 56
+ * bits at a time with one unconditional 8-byte store.  The caller checks
+ * beforehand that 8 bytes of room are left at ptr for every put.
+ */
+struct gt_bitw_fast {
+	uint64_t acc;
+	unsigned nb;
+	unsigned char *ptr;
+};
+
+static inline struct gt_bitw_fast gt_bitw_fast_load(const struct gt_bitw *w)
+{
+	const struct gt_bitw_fast f = { w->acc, w->nb, w->ptr };
+
+	return f;
+}
+
+static inline void gt_bitw_fast_store(const struct gt_bitw_fast *f, struct gt_bitw *w)
+{
+	w->acc = f->acc;
+	w->nb = f->nb;
+	w->ptr = f->ptr;
+}
+
+static inline void gt_bitw_fast_put(struct gt_bitw_fast *f, uint64_t v, unsigned len)
+{
+	const unsigned nb = f->nb + len;
+	const uint64_t acc = f->acc | v << f->nb;
+
+	memcpy(f->ptr, &acc, 8);
+	f->ptr += nb >> 3;
+	f->acc = acc >> (nb & ~7u); /* nb <= 63 */
+	f->nb = nb & 7;
+}
+
 /* ---- LEB128 varints in byte streams -------------------------------------- */
 
 #define GT_VARINT_MAX 10

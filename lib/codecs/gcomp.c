@@ -976,38 +976,6 @@ static size_t enc_values(const struct gc_ctx *c, size_t i, size_t stop, size_t n
 	return i;
 }
 
-/* A writer in registers: put @len <= 56 bits and flush; 8 bytes of room. */
-struct gc_fw {
-	uint64_t acc;
-	unsigned nb;
-	unsigned char *ptr;
-};
-
-static inline void fw_put(struct gc_fw *w, uint64_t v, unsigned len)
-{
-	const unsigned nb = w->nb + len;
-	const uint64_t acc = w->acc | v << w->nb;
-
-	memcpy(w->ptr, &acc, 8);
-	w->ptr += nb >> 3;
-	w->acc = acc >> (nb & ~7u); /* nb <= 63 */
-	w->nb = nb & 7;
-}
-
-static void fw_load(struct gc_fw *f, const struct gt_bitw *w)
-{
-	f->acc = w->acc;
-	f->nb = w->nb;
-	f->ptr = w->ptr;
-}
-
-static void fw_store(const struct gc_fw *f, struct gt_bitw *w)
-{
-	w->acc = f->acc;
-	w->nb = f->nb;
-	w->ptr = f->ptr;
-}
-
 /*
  * Four f32 values of c->cv at @tv with levels @lv, branch-free: the codes
  * in one put (two when over 56 bits), the levels of the carriers in one,
@@ -1015,8 +983,8 @@ static void fw_store(const struct gc_fw *f, struct gt_bitw *w)
  */
 static inline __attribute__((always_inline)) void
 enc_quad(const uint64_t *enc, const uint8_t *lv, const unsigned char *tv, uint32_t zt,
-	 int lstream, const unsigned *sh, const unsigned *wd, struct gc_fw *cw,
-	 struct gc_fw *mw, struct gc_fw *lw)
+	 int lstream, const unsigned *sh, const unsigned *wd, struct gt_bitw_fast *cw,
+	 struct gt_bitw_fast *mw, struct gt_bitw_fast *lw)
 {
 	uint64_t e[4], w[4], lb = 0;
 	unsigned len[4], ww[4], ln = 0;
@@ -1039,18 +1007,18 @@ enc_quad(const uint64_t *enc, const uint8_t *lv, const unsigned char *tv, uint32
 		w[k] = (((u >> 31) << 23 | (u & 0x7fffffu)) >> sh[l]) & (0u - m);
 	}
 	if (len[0] + len[1] + len[2] + len[3] <= 56) {
-		fw_put(cw, (e[0] & 0xffffffff) | (e[1] & 0xffffffff) << len[0] |
+		gt_bitw_fast_put(cw, (e[0] & 0xffffffff) | (e[1] & 0xffffffff) << len[0] |
 				   (e[2] & 0xffffffff) << (len[0] + len[1]) |
 				   (e[3] & 0xffffffff) << (len[0] + len[1] + len[2]),
 		       len[0] + len[1] + len[2] + len[3]);
 	} else {
-		fw_put(cw, (e[0] & 0xffffffff) | (e[1] & 0xffffffff) << len[0], len[0] + len[1]);
-		fw_put(cw, (e[2] & 0xffffffff) | (e[3] & 0xffffffff) << len[2], len[2] + len[3]);
+		gt_bitw_fast_put(cw, (e[0] & 0xffffffff) | (e[1] & 0xffffffff) << len[0], len[0] + len[1]);
+		gt_bitw_fast_put(cw, (e[2] & 0xffffffff) | (e[3] & 0xffffffff) << len[2], len[2] + len[3]);
 	}
 	if (lstream)
-		fw_put(lw, lb, ln);
-	fw_put(mw, w[0] | w[1] << ww[0], ww[0] + ww[1]);
-	fw_put(mw, w[2] | w[3] << ww[2], ww[2] + ww[3]);
+		gt_bitw_fast_put(lw, lb, ln);
+	gt_bitw_fast_put(mw, w[0] | w[1] << ww[0], ww[0] + ww[1]);
+	gt_bitw_fast_put(mw, w[2] | w[3] << ww[2], ww[2] + ww[3]);
 }
 
 /*
@@ -1067,15 +1035,15 @@ static size_t enc_f32(const struct gc_ctx *c, size_t i, size_t n,
 	const uint32_t zt = (uint32_t)zero_tokens(c);
 	const int lstream = c->mode != GC_PRUNE, runs = c->runs && zt;
 	unsigned sh[4], wd[4];
-	struct gc_fw cw, mw, lw;
+	struct gt_bitw_fast cw, mw, lw;
 
 	for (int l = 0; l < 4; l++) {
 		sh[l] = c->lev[l];
 		wd[l] = 24 - c->lev[l];
 	}
-	fw_load(&cw, &w->cw);
-	fw_load(&mw, &w->mw);
-	fw_load(&lw, &w->lw);
+	cw = gt_bitw_fast_load(&w->cw);
+	mw = gt_bitw_fast_load(&w->mw);
+	lw = gt_bitw_fast_load(&w->lw);
 	while (n - i >= 8 && w->cw.end - cw.ptr >= 16 && w->mw.end - mw.ptr >= 16 &&
 	       w->lw.end - lw.ptr >= 16) {
 		uint64_t a, b;
@@ -1088,9 +1056,9 @@ static size_t enc_f32(const struct gc_ctx *c, size_t i, size_t n,
 		enc_quad(enc, lv + i, tv + 4 * i, zt, lstream, sh, wd, &cw, &mw, &lw);
 		i += 4;
 	}
-	fw_store(&cw, &w->cw);
-	fw_store(&mw, &w->mw);
-	fw_store(&lw, &w->lw);
+	gt_bitw_fast_store(&cw, &w->cw);
+	gt_bitw_fast_store(&mw, &w->mw);
+	gt_bitw_fast_store(&lw, &w->lw);
 	return i;
 }
 

@@ -528,28 +528,7 @@ static inline unsigned char *put_mant(unsigned char *mp, uint32_t w,
 	return mp + HX_E_ADV(e);
 }
 
-/* The code writer of the f32 loop, in registers. */
-struct hx_w {
-	uint64_t acc;
-	unsigned nb;
-	unsigned char *ptr;
-};
-
-/* Put @len <= 56 bits and flush; 8 bytes of room. */
-static inline void put_flush(struct hx_w *w, uint64_t code, unsigned len)
-{
-	const unsigned nb = w->nb + len;
-	const uint64_t acc = w->acc | code << w->nb;
-
-	memcpy(w->ptr, &acc, 8);
-	w->ptr += nb >> 3;
-	w->acc = acc >> (nb & ~7u); /* nb <= 63 */
-	w->nb = nb & 7;
-}
-
-/* Codes of four values: one put when they fit in 56 bits, else two
- * (<= 2 x 23 bits). */
-static inline void put4(struct hx_w *w, const uint64_t *e)
+static inline void put4(struct gt_bitw_fast *w, const uint64_t *e)
 {
 	const unsigned l0 = HX_E_LEN(e[0]), l1 = HX_E_LEN(e[1]);
 	const unsigned l2 = HX_E_LEN(e[2]), l3 = HX_E_LEN(e[3]);
@@ -557,10 +536,10 @@ static inline void put4(struct hx_w *w, const uint64_t *e)
 	const uint64_t c23 = HX_E_CODE(e[2]) | HX_E_CODE(e[3]) << l2;
 
 	if (__builtin_expect(l0 + l1 + l2 + l3 <= 56, 1)) {
-		put_flush(w, c01 | c23 << (l0 + l1), l0 + l1 + l2 + l3);
+		gt_bitw_fast_put(w, c01 | c23 << (l0 + l1), l0 + l1 + l2 + l3);
 	} else {
-		put_flush(w, c01, l0 + l1);
-		put_flush(w, c23, l2 + l3);
+		gt_bitw_fast_put(w, c01, l0 + l1);
+		gt_bitw_fast_put(w, c23, l2 + l3);
 	}
 }
 
@@ -608,7 +587,7 @@ enc_f32_at(const struct hx_ctx *c, const unsigned char *src, size_t n,
 	const int runs = c->runs;
 	unsigned char *mp = mw->ptr;
 	/* no call takes its address, so it stays in registers */
-	struct hx_w w = { cw->acc, cw->nb, cw->ptr };
+	struct gt_bitw_fast w = gt_bitw_fast_load(cw);
 	uint64_t bad = 0;
 	size_t i = 0;
 
@@ -642,19 +621,13 @@ enc_f32_at(const struct hx_ctx *c, const unsigned char *src, size_t n,
 			i += 4;
 		}
 		if (q) {
-			cw->acc = w.acc;
-			cw->nb = w.nb;
-			cw->ptr = w.ptr;
+			gt_bitw_fast_store(&w, cw);
 			mp = enc_one_f32(c, src, n, &i, cw, mp, &bad, stride);
-			w.acc = cw->acc;
-			w.nb = cw->nb;
-			w.ptr = cw->ptr;
+			w = gt_bitw_fast_load(cw);
 		}
 	}
 	mw->ptr = mp;
-	cw->acc = w.acc;
-	cw->nb = w.nb;
-	cw->ptr = w.ptr;
+	gt_bitw_fast_store(&w, cw);
 	*bad_ret = bad;
 	return i;
 }

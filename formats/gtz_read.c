@@ -104,8 +104,6 @@ void gt_gtz_reader_free(struct gt_gtz_reader *r)
 	gtz_reader_close_tensor(r);
 	clear_group(r);
 	gt_pool_free(r->pool);
-	if (r->ahead_n)
-		gt_pool_wait(r->pool);
 	for (unsigned s = 0; s < 2 * r->threads; s++) {
 		free(r->slot[s].meta);
 		free(r->slot[s].chunks);
@@ -477,19 +475,6 @@ int gtz_decode_block(struct gt_gtz_reader *r, struct rblock *b, struct gt_diag *
 	return check_block(r, b, r->blocks - 1, d);
 }
 
-/* Several blocks: each decoded whole by one worker. */
-static void block_task(void *arg, size_t s, unsigned worker)
-{
-	struct gt_gtz_reader *r = arg;
-	struct rblock *b = &r->job[s];
-
-	b->rc = prepare_out(r, b);
-	if (b->rc >= 0 && !b->raw)
-		b->rc = gt_codec_block_load(r->k.ctx[worker], b->meta, b->meta_len);
-	for (size_t i = 0; i < b->nchunks && b->rc >= 0; i++)
-		decode_chunk(r, b, i, worker);
-}
-
 static int add_offset(struct gt_gtz_reader *r, uint64_t off)
 {
 	if (r->noffsets == r->offsets_cap) {
@@ -505,101 +490,16 @@ static int add_offset(struct gt_gtz_reader *r, uint64_t off)
 	return 0;
 }
 
-/*
- * The block record just read, and as many more as there are workers, into
- * @set; the first record that is not a block waits in r->pending.
- */
-static int read_set(struct gt_gtz_reader *r, size_t len, struct rblock *set,
-		    unsigned *n_ret, struct gt_diag *d)
+/* A block record just read: its payload, decoded with every worker on its
+ * chunks (or skipped, when listing). */
+static int read_one_block(struct gt_gtz_reader *r, size_t len, struct gt_diag *d)
 {
-	unsigned n = 0, tag;
+	struct rblock *b = &r->slot[0];
 
-	for (;;) {
-		GT_TRY(add_offset(r, r->rec_off) < 0
-		       ? gt_diag_set(d, GT_ERR(NOMEM), "out of memory") : 0);
-		GT_TRY(gtz_read_block(r, len, &set[n], d));
-		*n_ret = ++n;
-		if (r->scan || n == r->threads)
-			return 0;
-		GT_TRY(gtz_read_record(r, &tag, &len, d));
-		if (tag != TAG_BLOCK) {
-			r->pending = 1;
-			r->pending_tag = tag;
-			r->pending_len = len;
-			return 0;
-		}
-	}
-}
-
-static int check_set(struct gt_gtz_reader *r, struct rblock *set, unsigned n,
-		     uint64_t first_bno, struct gt_diag *d)
-{
-	for (unsigned s = 0; s < n; s++)
-		GT_TRY(check_block(r, &set[s], first_bno + s, d));
-	return 0;
-}
-
-/*
- * Read ahead: when blocks follow, read them into the other set and let
- * the workers decode it while the caller takes the current one.
- */
-static int prefetch(struct gt_gtz_reader *r, struct gt_diag *d)
-{
-	struct rblock *set = &r->slot[(r->cur ^ 1) * r->threads];
-	unsigned tag, n = 0;
-	size_t len;
-
-	if (r->scan || r->pending || r->threads == 1)
-		return 0;
-	r->ahead_bno = r->blocks;
-	GT_TRY(gtz_read_record(r, &tag, &len, d));
-	if (tag != TAG_BLOCK) {
-		r->pending = 1;
-		r->pending_tag = tag;
-		r->pending_len = len;
-		return 0;
-	}
-	GT_TRY(read_set(r, len, set, &n, d));
-	r->job = set;
-	r->ahead_n = n;
-	gt_pool_start(r->pool, n, block_task, r);
-	return 0;
-}
-
-/* The set read ahead becomes the current one; read the next ahead. */
-static int take_ahead(struct gt_gtz_reader *r, struct gt_diag *d)
-{
-	const unsigned n = r->ahead_n;
-
-	gt_pool_wait(r->pool);
-	r->ahead_n = 0;
-	GT_TRY(check_set(r, r->job, n, r->ahead_bno, d));
-	r->cur ^= 1;
-	r->nslots = n;
-	r->next = 0;
-	return prefetch(r, d);
-}
-
-/* A block record just read with nothing read ahead: decode it now. */
-static int read_batch(struct gt_gtz_reader *r, size_t len, struct gt_diag *d)
-{
-	struct rblock *set = &r->slot[r->cur * r->threads];
-	const uint64_t first_bno = r->blocks;
-	unsigned n = 0;
-
-	GT_TRY(read_set(r, len, set, &n, d));
-	r->nslots = n;
-	r->next = 0;
-	if (r->scan)
-		return 0;
-	if (n == 1) {
-		GT_TRY(gtz_decode_block(r, set, d));
-	} else {
-		r->job = set;
-		gt_pool_run(r->pool, n, block_task, r);
-		GT_TRY(check_set(r, set, n, first_bno, d));
-	}
-	return prefetch(r, d);
+	if (add_offset(r, r->rec_off) < 0)
+		return gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
+	GT_TRY(gtz_read_block(r, len, b, d));
+	return r->scan ? 0 : gtz_decode_block(r, b, d);
 }
 
 static int parse_end(struct gt_gtz_reader *r, size_t len, struct gt_diag *d)
@@ -661,7 +561,7 @@ static int dispatch(struct gt_gtz_reader *r, unsigned tag, size_t len,
 {
 	if (tag == TAG_BLOCK && r->open) {
 		*ev = GT_GTZ_DATA;
-		return read_batch(r, len, d);
+		return read_one_block(r, len, d);
 	}
 	if (tag == TAG_END && r->open) {
 		*ev = GT_GTZ_TENSOR_END;
@@ -695,26 +595,9 @@ int gt_gtz_next(struct gt_gtz_reader *r, enum gt_gtz_event *ev_ret,
 	size_t len;
 
 	*ev_ret = GT_GTZ_EOF;
-	if (r->next + 1 < r->nslots) {
-		/* a block of the last batch, decoded already */
-		r->next++;
-		*ev_ret = GT_GTZ_DATA;
-		return 0;
-	}
-	r->nslots = r->next = 0;
-	if (r->ahead_n) {
-		*ev_ret = GT_GTZ_DATA;
-		return take_ahead(r, d);
-	}
 	if (r->done)
 		return 0;
-	if (r->pending) {
-		r->pending = 0;
-		tag = r->pending_tag;
-		len = r->pending_len;
-	} else {
-		GT_TRY(gtz_read_record(r, &tag, &len, d));
-	}
+	GT_TRY(gtz_read_record(r, &tag, &len, d));
 	return dispatch(r, tag, len, ev_ret, d);
 }
 
@@ -731,7 +614,7 @@ const struct gt_gtz_tensor *gt_gtz_tensor(const struct gt_gtz_reader *r)
 void gt_gtz_data(const struct gt_gtz_reader *r, const void **data_ret,
 		 size_t *n_ret)
 {
-	const struct rblock *b = &r->slot[r->cur * r->threads + r->next];
+	const struct rblock *b = &r->slot[0];
 
 	*data_ret = b->out;
 	*n_ret = (size_t)b->values;
@@ -744,7 +627,7 @@ void gt_gtz_reader_skip_payloads(struct gt_gtz_reader *r, int skip)
 
 void gt_gtz_last_record(const struct gt_gtz_reader *r, struct gt_gtz_record *rec)
 {
-	const struct rblock *b = &r->slot[r->cur * r->threads + r->next];
+	const struct rblock *b = &r->slot[0];
 
 	memset(rec, 0, sizeof(*rec));
 	rec->offset = r->rec_off;
@@ -907,7 +790,7 @@ int gt_gtz_read_all(struct gt_gtz_reader *r, const struct gt_gtz_callbacks *cb,
 	const size_t ring = 2 * (size_t)r->threads;
 	struct pull p;
 
-	if (r->nslots || r->ahead_n || r->pending || r->scan)
+	if (r->off != 16 || r->scan)
 		return gt_diag_set(d, GT_ERR(INVAL), "the reader has started already");
 	memset(&p, 0, sizeof(p));
 	p.r = r;

@@ -43,18 +43,8 @@ struct gt_gtz_reader {
 	uint64_t seen, blocks;  /* parsed so far */
 	unsigned char *body;    /* the last record's body */
 	size_t body_cap;
-	/*
-	 * Two sets of @threads blocks: set @cur is handed out (slot next of
-	 * nslots), while the workers decode the other (ahead_n blocks, from
-	 * block ahead_bno on) that was read ahead.
-	 */
+	/* 2 * threads blocks: gt_gtz_read_all's ring; gt_gtz_next uses slot 0 */
 	struct rblock *slot;
-	unsigned nslots, next, cur, ahead_n;
-	uint64_t ahead_bno;
-	struct rblock *job;     /* the set the workers decode */
-	int pending;            /* a record read ahead that is not a block */
-	unsigned pending_tag;
-	size_t pending_len;
 	/* the offsets of the blocks read, to check against the index */
 	uint64_t *offsets;
 	size_t noffsets, offsets_cap;

@@ -86,7 +86,7 @@ $(BUILD)/gtool-%: $(BUILD)/gtool
 	@ln -sf gtool $@
 
 # ---- tests ------------------------------------------------------------
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a tests/unit/check.h
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a tests/unit/check.h tests/unit/trace_read.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
 

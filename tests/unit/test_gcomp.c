@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "check.h"
+#include "trace_read.h"
 #include "../../lib/gtool.h"
 #include "../../formats/gt_source.h"
 #include "../../formats/gt_trace.h"
@@ -125,40 +126,6 @@ static int value_level(uint64_t u, uint64_t v, enum gt_dtype dt,
 }
 
 /* ---- traces ------------------------------------------------------------- */
-
-static float *read_all(struct gt_source *s, size_t idx, size_t *n_ret)
-{
-	const struct gt_tensor_info *t = gt_source_info(s, idx);
-	struct gt_diag d = { "" };
-	size_t n, got = 0;
-	float *v;
-
-	if (!t || t->dtype != GT_DT_F32)
-		return NULL;
-	n = (size_t)t->count;
-	v = malloc((n ? n : 1) * sizeof(*v));
-	CHECK_RC(gt_source_read(s, idx, 0, n, v, &got, &d), 0);
-	CHECK(got == n);
-	*n_ret = n;
-	return v;
-}
-
-static float *load(struct gt_source *s, const struct gt_trace *tr, size_t step,
-		   enum gt_role role, const char *buf, const char *name, size_t n)
-{
-	struct gt_diag d = { "" };
-	size_t idx, got = 0;
-	float *v;
-
-	if (gt_trace_find(tr, step, role, buf, name, &idx, &d) < 0)
-		return NULL;
-	v = read_all(s, idx, &got);
-	if (v && got != n) {
-		free(v);
-		return NULL;
-	}
-	return v;
-}
 
 struct tally {
 	uint64_t bytes[NMODES], hx, orig, values, same_full, same_multi;

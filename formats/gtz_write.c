@@ -273,6 +273,8 @@ int gt_gtz_begin(struct gt_gtz_writer *w, const struct gt_tensor_info *t,
 	if (bv > GT_GTZ_BLOCK_MAX || bv < GT_GTZ_CHUNK_MIN)
 		return gt_diag_set(d, GT_ERR(INVAL), "block size %u out of range", bv);
 	cv = cv > bv ? bv : cv < GT_GTZ_CHUNK_MIN ? GT_GTZ_CHUNK_MIN : cv;
+	if (gt_codec_flags(c->codec) & GT_CODEC_WHOLE_BLOCK)
+		cv = bv;
 	w->open = 1; /* release_tensor() cleans up from here on */
 	rc = gtz_coder_init(&w->k, c->codec, &c->params, bv, cv, w->threads, d);
 	w->lossless = !!(gt_codec_flags(c->codec) & GT_CODEC_LOSSLESS);
@@ -314,6 +316,7 @@ static void code_chunk(struct gt_gtz_writer *w, struct wblock *b, size_t i,
 	struct chunk_out *out = &b->chunks[i];
 	struct gt_codec_aux a;
 
+	gt_codec_seek(ctx, w->tensor, b->first + first);
 	out->rc = gt_codec_encode_aux(ctx, src, n, slot_aux(b, first, &a), out->buf,
 				      w->k.chunk_bound, &out->len);
 	/* the CRC is of what a reader will decode: for a lossy codec, decode it */

@@ -194,6 +194,14 @@ int gt_codec_encode_aux(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	return c->encode_aux(ctx, src, n, aux, dst, dst_cap, dst_len_ret);
 }
 
+void gt_codec_seek(struct gt_codec_ctx *ctx, uint64_t stream, uint64_t pos)
+{
+	const struct gt_codec *c = base_of(ctx)->codec;
+
+	if (c->seek)
+		c->seek(ctx, stream, pos);
+}
+
 int gt_codec_needs_aux(const struct gt_codec_ctx *ctx)
 {
 	const struct gt_codec *c = base_of(ctx)->codec;

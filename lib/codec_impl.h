@@ -44,6 +44,8 @@ struct gt_codec {
 			  const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
 			  size_t *dst_len_ret);
 	int (*needs_aux)(const struct gt_codec_ctx *ctx);
+	/* optional, for GT_CODEC_STOCHASTIC codecs: see gt_codec_seek */
+	void (*seek)(struct gt_codec_ctx *ctx, uint64_t stream, uint64_t pos);
 	/* optional: named counters of what a chunk holds (gt_codec_chunk_stats) */
 	const char *const *stat_names; /* NULL-terminated */
 	int (*chunk_stats)(struct gt_codec_ctx *ctx, const void *src, size_t src_len,

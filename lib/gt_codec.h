@@ -14,6 +14,8 @@ enum gt_codec_flags {
 	GT_CODEC_NEEDS_OPTIM = 1 << 1, /* needs optimizer context (gcomp) */
 	GT_CODEC_STOCHASTIC = 1 << 2,  /* takes a seed */
 	GT_CODEC_TABLE = 1 << 3,       /* accepts a static Huffman table */
+	GT_CODEC_WHOLE_BLOCK = 1 << 4, /* codes a block as one chunk (a sparsifier
+					* selects over the whole block) */
 };
 
 /* What a context is made from: on encode from the command line, on decode
@@ -114,6 +116,15 @@ int gt_codec_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 int gt_codec_encode_aux(struct gt_codec_ctx *ctx, const void *src, size_t n,
 			const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
 			size_t *dst_len_ret);
+
+/*
+ * gt_codec_seek - where the next chunk sits: @stream (the tensor's number
+ * in its file, or a step) and @pos (the index of its first value).
+ * Stochastic codecs draw their random numbers from (seed, stream, pos),
+ * so the bytes do not depend on how chunks are shared among threads.
+ * Both are 0 in a new context; other codecs ignore the call.
+ */
+void gt_codec_seek(struct gt_codec_ctx *ctx, uint64_t stream, uint64_t pos);
 
 /*
  * gt_codec_needs_aux - 1 when @ctx, as configured (its mode), uses the

@@ -123,9 +123,9 @@ const struct argp compress_argp = {
 	"Compress the floating-point tensors of FILE (HDF5, .npy, raw, or '-' for "
 	"stdin) into a .gtz container. On an HDF5 file, every float dataset is "
 	"compressed and the groups and attributes are kept, so 'gtool decompress' "
-	"gives the file back.  With -c gcomp, the gradients of a trace are coded "
-	"near-losslessly using the optimizer and state of their step, and every "
-	"other tensor losslessly with huffexp.",
+	"gives the file back.  With a lossy codec only the gradients of a trace "
+	"are coded with it (gcomp with the optimizer and state of their step), "
+	"and every other tensor losslessly with huffexp.",
 	children, NULL, NULL
 };
 
@@ -262,9 +262,11 @@ static int read_in_place(struct feed *f, size_t i)
 }
 
 /*
- * How tensor @i is coded: with the chosen codec, except that with a codec
- * that needs the optimizer (gcomp) only gradients are, with their step's
- * context, and everything else of a trace losslessly with huffexp.
+ * How tensor @i is coded: with the chosen codec, except that with a lossy
+ * or near-lossless codec only the gradients of a trace are (gcomp with
+ * their step's context), and everything else of it (parameters, state)
+ * losslessly with huffexp: decompress gives back a trace training can
+ * resume from.
  */
 static int coding_of(struct job *j, size_t i, struct gt_gtz_coding *c, int *aux)
 {
@@ -283,13 +285,15 @@ static int coding_of(struct job *j, size_t i, struct gt_gtz_coding *c, int *aux)
 	c->block_values = (uint32_t)j->o->block_values;
 	c->chunk_values = (uint32_t)j->o->chunk_values;
 	*aux = 0;
-	if (!(gt_codec_flags(j->codec) & GT_CODEC_NEEDS_OPTIM))
+	if (gt_codec_flags(j->codec) & GT_CODEC_LOSSLESS)
 		return 0;
 	if (!gt_optctx_is_grad(&j->ctx, i)) {
 		c->codec = gt_codec_find("huffexp");
 		c->params.opts = "";
 		return 0;
 	}
+	if (!(gt_codec_flags(j->codec) & GT_CODEC_NEEDS_OPTIM))
+		return 0;
 	if (!j->needs_optim)
 		return 0;
 	GT_TRY(gt_optctx_resolve(&j->ctx, &j->o->of, j->src, j->o->input, i));

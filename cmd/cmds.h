@@ -14,6 +14,7 @@
 	X(compress)                                                     \
 	X(decompress)                                                   \
 	X(error)                                                        \
+	X(gain)                                                         \
 	X(hist)                                                         \
 	X(huffman)                                                      \
 	X(ls)                                                           \

@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{ "compress", cmd_compress, &compress_argp, "compress tensors into a .gtz file" },
 	{ "decompress", cmd_decompress, &decompress_argp, "decompress a .gtz file to HDF5, .npy or raw" },
 	{ "error", cmd_error, &error_argp, "reconstruction error and update fidelity of A against B" },
+	{ "gain", cmd_gain, &gain_argp, "compression gain of a lossy codec, with error feedback" },
 	{ "hist", cmd_hist, &hist_argp, "exponent histogram as bars, a table or an SVG chart" },
 	{ "huffman", cmd_huffman, &huffman_argp, "build, show and apply exponent Huffman tables" },
 	{ "ls", cmd_ls, &ls_argp, "list the tensors of an HDF5, .npy, raw or .gtz file" },

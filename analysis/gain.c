@@ -1,5 +1,6 @@
 /* gain.c - compression gain, error feedback and multi-level compression */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -182,4 +183,35 @@ void gt_gain_scatter(const float *vals, const size_t *idx, size_t m, float *dst,
 	memset(dst, 0, n * sizeof(float));
 	for (size_t i = 0; i < m; i++)
 		dst[idx[i]] = vals[i];
+}
+
+int gt_gain_relevel(const struct gt_codec *c, const char *base,
+		    const float *hat_min, size_t n, double cf, size_t block,
+		    size_t chunk, uint64_t stream, float *dst,
+		    struct gt_gain_scratch *s, struct gt_gain_cost *cost,
+		    struct gt_diag *d)
+{
+	for (size_t at = 0; at < n; at += block) {
+		const size_t nb = n - at < block ? n - at : block;
+		const size_t m = gt_gain_compact(hat_min + at, nb, s->vals, s->idx);
+		size_t keep = (size_t)ceil((double)nb / cf);
+		struct gt_gain_coder gc;
+		char opts[256];
+		int rc;
+
+		keep = keep > m ? m : keep;
+		memset(s->tmp, 0, m * sizeof(float));
+		if (keep) {
+			snprintf(opts, sizeof(opts), "%s%sk=%zu", base, *base ? "," : "", keep);
+			rc = gt_gain_coder_init(&gc, c, opts, block, chunk < block ? chunk : block, d);
+			if (rc < 0)
+				return rc;
+			rc = gt_gain_code(&gc, s->vals, m, stream, s->tmp, cost);
+			gt_gain_coder_release(&gc);
+			if (rc < 0)
+				return gt_diag_set(d, rc, "%s", gt_strerror(rc));
+		}
+		gt_gain_scatter(s->tmp, s->idx, m, dst + at, nb);
+	}
+	return 0;
 }

@@ -92,4 +92,26 @@ size_t gt_gain_compact(const float *hat, size_t n, float *vals, size_t *idx);
 void gt_gain_scatter(const float *vals, const size_t *idx, size_t m, float *dst,
 		     size_t n);
 
+/* Scratch arrays of gt_gain_relevel, each of at least a block's values. */
+struct gt_gain_scratch {
+	float *vals, *tmp;
+	size_t *idx;
+};
+
+/*
+ * gt_gain_relevel - GraVAC's second level: compress @hat_min (a
+ * sparsifier's output at a smaller CF, @n values) to CF @cf by coding,
+ * block by block (@block values, as gt_gain_coder cuts them), only the
+ * values it kept, to exactly min(ceil(block values / @cf), kept) of them
+ * with codec @c, its fixed options @base and option k=.  Result into @dst.
+ * Gathering the kept values is not timed: a sparsifier hands them over as
+ * its output.
+ * @return 0, or a codec's error with @d set.
+ */
+int gt_gain_relevel(const struct gt_codec *c, const char *base,
+		    const float *hat_min, size_t n, double cf, size_t block,
+		    size_t chunk, uint64_t stream, float *dst,
+		    struct gt_gain_scratch *s, struct gt_gain_cost *cost,
+		    struct gt_diag *d);
+
 #endif

@@ -334,44 +334,20 @@ static double gain_of(const struct job *j, const struct gt_gain_sums *s)
 }
 
 /*
- * GraVAC's multi-level compression of setting @k: the smallest CF's result
- * (j->hat_min, from j->ef_min) is compressed again, block by block, by
- * coding only the values it kept to exactly the count direct compression
- * keeps, ceil(n / cf).  Gathering the kept values is not timed: a real
- * sparsifier hands them over as its output.  Direct compression of the
- * same input is what it is compared with.
+ * GraVAC's multi-level compression of setting @k (gt_gain_relevel) against
+ * direct compression of the same input (j->ef_min) to the same CF.
  */
 static int multilevel(struct job *j, size_t k, size_t i, size_t n, double t_min,
 		      struct result *r)
 {
 	struct setting *s = &j->set[k];
 	struct gt_gain_cost c2 = { 0 }, cd = { 0 };
+	struct gt_gain_scratch sc = { j->vals, j->tmp, j->idx };
+	struct gt_diag d = { "" };
 
-	for (size_t at = 0; at < n; at += s->gc.block) {
-		const size_t nb = n - at < s->gc.block ? n - at : s->gc.block;
-		const size_t m = gt_gain_compact(j->hat_min + at, nb, j->vals, j->idx);
-		size_t keep = (size_t)ceil((double)nb / s->cf);
-		struct gt_gain_coder ml;
-		struct gt_diag d = { "" };
-		char kbuf[32], *opts;
-		int rc;
-
-		keep = keep > m ? m : keep;
-		memset(j->tmp, 0, m * sizeof(float));
-		if (keep) {
-			snprintf(kbuf, sizeof(kbuf), "%zu", keep);
-			opts = join_opts(j->base, "k", kbuf);
-			rc = gt_gain_coder_init(&ml, j->codec, opts, s->gc.block, s->gc.chunk, &d);
-			free(opts);
-			if (rc < 0)
-				return gt_error("--multilevel: %s", d.msg);
-			rc = gt_gain_code(&ml, j->vals, m, i, j->tmp, &c2);
-			gt_gain_coder_release(&ml);
-			if (rc < 0)
-				return gt_error("%s: %s", j->o->input, gt_strerror(rc));
-		}
-		gt_gain_scatter(j->tmp, j->idx, m, j->ml + at, nb);
-	}
+	if (gt_gain_relevel(j->codec, j->base, j->hat_min, n, s->cf, s->gc.block,
+			    s->gc.chunk, i, j->ml, &sc, &c2, &d) < 0)
+		return gt_error("--multilevel: %s", d.msg);
 	if (j->o->ef) {
 		if (gt_gain_code(&s->gc, j->ef_min, n, i, j->dir, &cd) < 0)
 			return gt_error("%s: coding failed", j->o->input);

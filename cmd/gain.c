@@ -7,11 +7,10 @@
 
 #include "cmds.h"
 #include "msg.h"
+#include "steps.h"
 #include "util.h"
 #include "../analysis/gt_gain.h"
 #include "../formats/gt_gtz.h"
-#include "../formats/gt_source.h"
-#include "../formats/gt_trace.h"
 #include "../lib/banned.h"
 
 struct gain_opts {
@@ -153,21 +152,11 @@ struct setting {
 	uint64_t values, eq, eqn; /* --multilevel: tensors equal, measured */
 };
 
-/* A step's gradients (a file without steps is one step, "-"). */
-struct step {
-	char label[32];
-	size_t *t;
-	size_t nt;
-};
-
 struct job {
 	const struct gain_opts *o;
 	const struct gt_codec *codec;
 	const char *base;             /* the codec's fixed options */
-	struct gt_source *src;
-	struct gt_trace *tr;
-	struct step *steps;
-	size_t nsteps;
+	struct gt_steps st;
 	struct setting *set;
 	size_t nset;
 	float *g, *ef, *hat, *ef_min, *hat_min, *vals, *tmp, *ml, *dir;
@@ -204,6 +193,8 @@ static int make_settings(struct job *j)
 
 		j->set = xrealloc(j->set, (j->nset + 1) * sizeof(*j->set));
 		s = memset(&j->set[j->nset++], 0, sizeof(*s));
+		s->all.ewma = s->all.ml_ms = s->all.direct_ms = NAN;
+		s->all.ml_equal = -1;
 		s->value = xstrdup(v ? v : "");
 		s->opts = join_opts(j->base, v ? o->key : NULL, s->value);
 		if (o->multilevel && gt_parse_double(s->value, 1, 1e12, &s->cf) < 0) {
@@ -244,55 +235,6 @@ static int open_coders(struct job *j)
 		gt_ewma_init(&j->set[k].ew, j->o->ewma);
 	}
 	return 0;
-}
-
-/* Steps in order, each with its selected gradients; no trace: one step. */
-static int make_steps(struct job *j, const unsigned char *sel)
-{
-	const size_t ns = j->tr ? gt_trace_nsteps(j->tr) : 0;
-
-	if (!ns) {
-		j->steps = xcalloc(1, sizeof(*j->steps));
-		j->nsteps = 1;
-		j->steps[0].label[0] = '-';
-		j->steps[0].t = xmalloc(gt_source_count(j->src) * sizeof(size_t));
-		for (size_t i = 0; i < gt_source_count(j->src); i++)
-			if (sel[i])
-				j->steps[0].t[j->steps[0].nt++] = i;
-		return 0;
-	}
-	j->steps = xcalloc(ns, sizeof(*j->steps));
-	j->nsteps = ns;
-	for (size_t s = 0; s < ns; s++) {
-		const struct gt_trace_step *st = gt_trace_step(j->tr, s);
-
-		snprintf(j->steps[s].label, sizeof(j->steps[s].label), "%ld", st->step);
-		j->steps[s].t = xmalloc((st->n_grads + 1) * sizeof(size_t));
-		for (size_t k = 0; k < st->n_grads; k++)
-			if (sel[st->grads[k]])
-				j->steps[s].t[j->steps[s].nt++] = st->grads[k];
-	}
-	return 0;
-}
-
-/* Tensor @i into j->g as f32. */
-static int read_f32(struct job *j, size_t i, size_t n)
-{
-	const struct gt_tensor_info *t = gt_source_info(j->src, i);
-	const unsigned w = gt_dtype_size(t->dtype);
-	void *raw = t->dtype == GT_DT_F32 ? (void *)j->g : xmalloc(n * w);
-	struct gt_diag d = { "" };
-	size_t got = 0;
-	int rc = gt_source_read(j->src, i, 0, n, raw, &got, &d);
-
-	if (rc >= 0 && got != n)
-		rc = gt_diag_set(&d, GT_ERR(TRUNCATED), "%s: unexpected end of data", t->name);
-	if (rc >= 0 && t->dtype != GT_DT_F32)
-		for (size_t k = 0; k < n; k++)
-			j->g[k] = (float)gt_fp_get(raw, t->dtype, k);
-	if (raw != j->g)
-		free(raw);
-	return rc < 0 ? gt_error("%s: %s", j->o->input, d.msg) : 0;
 }
 
 static void grow(struct job *j, size_t n)
@@ -364,11 +306,8 @@ static int multilevel(struct job *j, size_t k, size_t i, size_t n, double t_min,
 /* Tensor @i (read into j->g) at every setting; results into @r. */
 static int code_tensor(struct job *j, size_t i, size_t n, struct result *r)
 {
-	const char *name = gt_source_info(j->src, i)->name;
+	const char *name = gt_steps_name(&j->st, i);
 	double t_min = 0;
-
-	if (j->tr)
-		name = gt_trace_param_name(name);
 	for (size_t k = 0; k < j->nset; k++) {
 		struct setting *s = &j->set[k];
 		struct entry *e = entry_of(s, name, n, j->o->ewma);
@@ -460,7 +399,7 @@ static void add_result(struct result *t, const struct result *r)
 	t->cost.bytes += r->cost.bytes;
 	t->cost.encode_s += r->cost.encode_s;
 	t->cost.decode_s += r->cost.decode_s;
-	if (r->ml_equal >= 0) {
+	if (!isnan(r->ml_ms)) {
 		t->ml_ms = isnan(t->ml_ms) ? r->ml_ms : t->ml_ms + r->ml_ms;
 		t->direct_ms = isnan(t->direct_ms) ? r->direct_ms : t->direct_ms + r->direct_ms;
 	}
@@ -479,7 +418,7 @@ static double share(uint64_t eq, uint64_t n)
 }
 
 /* One step: its tensors at every setting, then a total row per setting. */
-static int run_step(struct job *j, const struct step *st)
+static int run_step(struct job *j, const struct gt_step *st)
 {
 	struct result *r = xmalloc(j->nset * sizeof(*r)), *tot = xmalloc(j->nset * sizeof(*r));
 	uint64_t *eq = xcalloc(j->nset, sizeof(*eq)), values = 0;
@@ -488,11 +427,11 @@ static int run_step(struct job *j, const struct step *st)
 	for (size_t k = 0; k < j->nset; k++)
 		result_init(&tot[k]);
 	for (size_t t = 0; t < st->nt && rc >= 0; t++) {
-		const struct gt_tensor_info *ti = gt_source_info(j->src, st->t[t]);
+		const struct gt_tensor_info *ti = gt_source_info(j->st.src, st->t[t]);
 		const size_t n = (size_t)ti->count;
 
 		grow(j, n);
-		rc = read_f32(j, st->t[t], n);
+		rc = gt_steps_read(&j->st, st->t[t], j->g, n);
 		if (rc >= 0)
 			rc = code_tensor(j, st->t[t], n, r);
 		for (size_t k = 0; k < j->nset && rc >= 0; k++) {
@@ -524,9 +463,9 @@ static int run_step(struct job *j, const struct step *st)
 
 static int run(struct job *j)
 {
-	for (size_t s = 0; s < j->nsteps; s++)
-		GT_TRY(run_step(j, &j->steps[s]));
-	if (j->nsteps > 1)
+	for (size_t s = 0; s < j->st.n; s++)
+		GT_TRY(run_step(j, &j->st.step[s]));
+	if (j->st.n > 1)
 		for (size_t k = 0; k < j->nset; k++)
 			row(j, "all", "total", &j->set[k], j->set[k].values, &j->set[k].all,
 			    share(j->set[k].eq, j->set[k].eqn));
@@ -537,8 +476,6 @@ static int run(struct job *j)
 static int setup(struct job *j, const struct gain_opts *o)
 {
 	struct gt_diag d = { "" };
-	unsigned char *sel;
-	int rc;
 
 	if (gt_codec_spec_parse(o->codec, &j->codec, &j->base, &d) < 0) {
 		gt_error("%s; see 'gtool compress --list-codecs'", d.msg);
@@ -548,23 +485,7 @@ static int setup(struct job *j, const struct gain_opts *o)
 		return 2;
 	if (open_coders(j) < 0)
 		return 2;
-	if (gt_source_open(o->input, &o->src, &j->src, &d) < 0)
-		return gt_error("%s: %s", o->input, d.msg);
-	if (gt_source_ngroups(j->src) && gt_trace_open(j->src, &j->tr, &d) < 0)
-		return gt_error("%s: %s", o->input, d.msg);
-	sel = xcalloc(gt_source_count(j->src) + 1, 1);
-	rc = gt_select_tensors(j->src, o->datasets, o->ndatasets, GT_SKIP_SILENT, sel);
-	for (size_t i = 0; rc >= 0 && i < gt_source_count(j->src); i++) {
-		if (sel[i] && gt_source_info(j->src, i)->count == GT_COUNT_UNKNOWN) {
-			free(sel);
-			return gt_error("%s: gain reads a tensor whole: give a file, not a pipe",
-					o->input);
-		}
-	}
-	if (rc >= 0)
-		rc = make_steps(j, sel);
-	free(sel);
-	return rc;
+	return gt_steps_open(&j->st, o->input, &o->src, o->datasets, o->ndatasets);
 }
 
 static void job_release(struct job *j)
@@ -583,15 +504,11 @@ static void job_release(struct job *j)
 		free(s->value);
 	}
 	free(j->set);
-	for (size_t s = 0; s < j->nsteps; s++)
-		free(j->steps[s].t);
-	free(j->steps);
+	gt_steps_close(&j->st);
 	for (size_t k = 0; k < sizeof(bufs) / sizeof(bufs[0]); k++)
 		free(bufs[k]);
 	free(j->idx);
 	gt_table_free(j->tb);
-	gt_trace_free(j->tr);
-	gt_source_free(j->src);
 }
 
 int cmd_gain(int argc, char **argv)

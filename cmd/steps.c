@@ -1,0 +1,102 @@
+/* steps.c - the gradients of a file, step by step, read whole as f32 */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "msg.h"
+#include "steps.h"
+#include "util.h"
+#include "../lib/banned.h"
+
+static void add(struct gt_steps *s, struct gt_step *st, size_t i)
+{
+	const uint64_t n = gt_source_info(s->src, i)->count;
+
+	st->t[st->nt++] = i;
+	if (n > s->most)
+		s->most = (size_t)n;
+}
+
+static void list(struct gt_steps *s, const unsigned char *sel)
+{
+	const size_t ns = s->tr ? gt_trace_nsteps(s->tr) : 0;
+
+	s->n = ns ? ns : 1;
+	s->step = xcalloc(s->n, sizeof(*s->step));
+	if (!ns) {
+		s->step[0].label[0] = '-';
+		s->step[0].t = xmalloc((gt_source_count(s->src) + 1) * sizeof(size_t));
+		for (size_t i = 0; i < gt_source_count(s->src); i++)
+			if (sel[i])
+				add(s, &s->step[0], i);
+		return;
+	}
+	for (size_t k = 0; k < ns; k++) {
+		const struct gt_trace_step *st = gt_trace_step(s->tr, k);
+
+		snprintf(s->step[k].label, sizeof(s->step[k].label), "%ld", st->step);
+		s->step[k].t = xmalloc((st->n_grads + 1) * sizeof(size_t));
+		for (size_t g = 0; g < st->n_grads; g++)
+			if (sel[st->grads[g]])
+				add(s, &s->step[k], st->grads[g]);
+	}
+}
+
+int gt_steps_open(struct gt_steps *s, const char *path, const struct gt_source_opts *o,
+		  char *const *patterns, size_t npatterns)
+{
+	struct gt_diag d = { "" };
+	unsigned char *sel;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	if (gt_source_open(path, o, &s->src, &d) < 0)
+		return gt_error("%s: %s", path, d.msg);
+	if (gt_source_ngroups(s->src) && gt_trace_open(s->src, &s->tr, &d) < 0)
+		return gt_error("%s: %s", path, d.msg);
+	sel = xcalloc(gt_source_count(s->src) + 1, 1);
+	rc = gt_select_tensors(s->src, patterns, npatterns, GT_SKIP_SILENT, sel);
+	for (size_t i = 0; rc >= 0 && i < gt_source_count(s->src); i++)
+		if (sel[i] && gt_source_info(s->src, i)->count == GT_COUNT_UNKNOWN)
+			rc = gt_error("%s: tensors are read whole: give a file, not a pipe", path);
+	if (rc >= 0)
+		list(s, sel);
+	free(sel);
+	return rc;
+}
+
+void gt_steps_close(struct gt_steps *s)
+{
+	for (size_t k = 0; k < s->n; k++)
+		free(s->step[k].t);
+	free(s->step);
+	gt_trace_free(s->tr);
+	gt_source_free(s->src);
+	memset(s, 0, sizeof(*s));
+}
+
+const char *gt_steps_name(const struct gt_steps *s, size_t i)
+{
+	const char *name = gt_source_info(s->src, i)->name;
+
+	return s->tr ? gt_trace_param_name(name) : name;
+}
+
+int gt_steps_read(struct gt_steps *s, size_t i, float *dst, size_t n)
+{
+	const struct gt_tensor_info *t = gt_source_info(s->src, i);
+	void *raw = t->dtype == GT_DT_F32 ? (void *)dst : xmalloc(n * gt_dtype_size(t->dtype));
+	struct gt_diag d = { "" };
+	size_t got = 0;
+	int rc = gt_source_read(s->src, i, 0, n, raw, &got, &d);
+
+	if (rc >= 0 && got != n)
+		rc = gt_diag_set(&d, GT_ERR(TRUNCATED), "%s: unexpected end of data", t->name);
+	if (rc >= 0 && t->dtype != GT_DT_F32)
+		for (size_t k = 0; k < n; k++)
+			dst[k] = (float)gt_fp_get(raw, t->dtype, k);
+	if (raw != dst)
+		free(raw);
+	return rc < 0 ? gt_error("%s: %s", s->path, d.msg) : 0;
+}

@@ -68,6 +68,30 @@ int gt_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
 	return 0;
 }
 
+int gt_parse_rate(const char *s, double *ret)
+{
+	char *end;
+	double v, mul = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v > 0) || !isfinite(v))
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': mul = 1e3; end++; break;
+	case 'm': case 'M': mul = 1e6; end++; break;
+	case 'g': case 'G': mul = 1e9; end++; break;
+	case 't': case 'T': mul = 1e12; end++; break;
+	default: break;
+	}
+	if (!strcmp(end, "bps") || !strcmp(end, "bit/s") || !strcmp(end, "b/s"))
+		end += strlen(end);
+	if (*end)
+		return -1;
+	*ret = v * mul;
+	return 0;
+}
+
 int gt_fmt_parse(const char *s, enum gt_fmt *ret)
 {
 	static const struct { const char *name; enum gt_fmt fmt; } fmts[] = {

@@ -14,6 +14,13 @@ int gt_parse_double(const char *s, double min, double max, double *ret);
 /* A count with an optional binary suffix: "1M" = 2^20, "64K", "4G". */
 int gt_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *ret);
 
+/*
+ * A link speed in bits per second: "10G" (10^10), "2.5G", "100M", "56k",
+ * "1e9", with an optional "bps", "bit/s" or "b/s"; powers of ten, as
+ * networks count.  -1 when not a positive finite number.
+ */
+int gt_parse_rate(const char *s, double *ret);
+
 /* Output formats for data.  TABLE is for people (aligned, rounded);
  * the others carry full precision. */
 enum gt_fmt { GT_FMT_TABLE, GT_FMT_CSV, GT_FMT_TSV, GT_FMT_JSON, GT_FMT_MARKDOWN };

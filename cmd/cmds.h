@@ -11,6 +11,7 @@
  * the options (the completions come from the tables, not hand-kept lists).
  */
 #define GT_COMMANDS(X)                                                  \
+	X(allreduce)                                                    \
 	X(compress)                                                     \
 	X(decompress)                                                   \
 	X(error)                                                        \

@@ -27,6 +27,7 @@ struct command {
 
 /* Kept alphabetical: a unit test checks the order. */
 static const struct command commands[] = {
+	{ "allreduce", cmd_allreduce, &allreduce_argp, "compressed ring allreduce over MPI ranks (mpirun)" },
 	{ "compress", cmd_compress, &compress_argp, "compress tensors into a .gtz file" },
 	{ "decompress", cmd_decompress, &decompress_argp, "decompress a .gtz file to HDF5, .npy or raw" },
 	{ "error", cmd_error, &error_argp, "reconstruction error and update fidelity of A against B" },

@@ -11,6 +11,9 @@ setup() {
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 	export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_base_warn_component_unused=0
+	# an ASan build of gtool-mpi: leave out what Open MPI itself leaks
+	export LSAN_OPTIONS=suppressions=$ROOT/tests/cli/lsan-mpi.supp
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
 }
 
 # The tests below run ranks; make deps installs Open MPI, so a missing

@@ -31,7 +31,7 @@ static const struct argp_option options[] = {
 	{ "chunk", OPT_CHUNK, "N", 0, "values per pipelined chunk (default 32K)", 0 },
 	{ "tile", OPT_TILE, "K", 0, "repeat each rank's gradient (and its context) "
 	  "K times, to model a larger model (default 1)", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv or json", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, markdown, csv, tsv or json", 0 },
 	{ "dump", OPT_DUMP, "DIR", 0, "rank 0 writes each codec's result (CODEC.f32), "
 	  "the f64 sum (exact.f64) and the sum of magnitudes (abssum.f64) into DIR", 0 },
 	{ "quiet", 'q', NULL, 0, "print no warnings", 0 },
@@ -183,7 +183,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (gt_parse_int(arg, 1, 4096, &o->tile) < 0)
 			argp_error(state, "invalid tile count '%s': expected 1-4096", arg);
 		break;
-	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 0); break;
+	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 1); break;
 	case OPT_DUMP: o->dump = arg; break;
 	case ARGP_KEY_ARG:
 		if (o->input || o->per_rank)

@@ -432,7 +432,7 @@ static void note(const struct job *j)
 
 static void print_rows(struct job *j)
 {
-	const int machine = j->o->fmt != GT_FMT_TABLE;
+	const int machine = j->o->fmt != GT_FMT_TABLE && j->o->fmt != GT_FMT_MARKDOWN;
 	struct gt_table *t = gt_table_new(j->o->fmt);
 	double none_time;
 

@@ -241,7 +241,7 @@ lint:
 
 funclen:
 	@awk 'FNR==1{fn=""} /^[a-z].*\(/ && !/;$$/ {fn=FILENAME":"FNR" "$$0; start=FNR} /^}/ && fn!="" {print FNR-start, fn; fn=""}' \
-		$(LIB_SRC) $(FMT_SRC) $(ANA_SRC) $(CMD_SRC) | sort -rn | head -20
+		$(LIB_SRC) $(FMT_SRC) $(ANA_SRC) $(CMD_SRC) $(MPI_SRC) | sort -rn | head -20
 
 format-check:
 	@git clang-format --diff HEAD -- '*.c' '*.h' || true

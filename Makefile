@@ -8,7 +8,7 @@ PKGS = hdf5 libzstd zlib fftw3
 
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
 DEB_PKGS = gcc make pkg-config libhdf5-dev hdf5-tools libzstd-dev zstd zlib1g-dev libfftw3-dev \
-	bats clang libxml2-utils bc time
+	bats clang libxml2-utils bc time libopenmpi-dev openmpi-bin
 
 WARN = -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align \
 	-Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \
@@ -39,17 +39,34 @@ CORE_OBJ := $(call obj,$(BUILD),$(FMT_SRC) $(ANA_SRC))
 CMD_OBJ := $(call obj,$(BUILD),$(CMD_SRC))
 COMMANDS := $(shell sed -n 's/^\tX(\([a-z_]*\)).*/\1/p' cmd/cmds.h)
 LINKS := $(addprefix $(BUILD)/gtool-,$(COMMANDS))
+# Open MPI: `gtool allreduce` runs $(BUILD)/gtool-mpi, built by mpicc when
+# it is found (MPI=auto), always (MPI=1) or never (MPI=0).  libmpi stays out
+# of the main binary: gtool needs no MPI to run, and --help works without it.
+MPICC ?= mpicc
+MPI ?= auto
+ifeq ($(MPI),auto)
+HAVE_MPI := $(if $(shell command -v $(MPICC) 2>/dev/null),1,)
+else ifeq ($(MPI),0)
+HAVE_MPI :=
+else
+HAVE_MPI := 1
+endif
+MPI_SRC := $(sort $(wildcard mpi/*.c))
+MPI_OBJ := $(call obj,$(BUILD),$(MPI_SRC))
+MPI_CMD_OBJ := $(call obj,$(BUILD),cmd/allreduce_opts.c cmd/msg.c cmd/optctx.c cmd/util.c)
+MPI_BIN := $(if $(HAVE_MPI),$(BUILD)/gtool-mpi)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
 .PHONY: all deps check check-unit check-asan check-cli check-fuzz check-fuzz-run fuzz-build demo bench \
 	install uninstall clean help lint funclen format-check valgrind fuzz
 
-all: $(BUILD)/gtool $(BUILD)/libgtool.a $(LINKS)
+all: $(BUILD)/gtool $(BUILD)/libgtool.a $(LINKS) $(MPI_BIN)
 
 help:
 	@echo "make deps     install the Debian packages gtool needs (when missing)"
 	@echo "make          build $(BUILD)/gtool, $(BUILD)/libgtool.a and the gtool-SUB links"
+	@echo "              (and $(BUILD)/gtool-mpi for gtool allreduce when mpicc is found; MPI=0 skips)"
 	@echo "make check    every test: unit (plain and ASan+UBSan), Bats, fuzz replay, libFuzzer"
 	@echo "make fuzz     libFuzzer on every target, FUZZ_SECONDS=$(FUZZ_SECONDS) each (clang)"
 	@echo "make demo     run gtool on the bundled sample traces"
@@ -84,6 +101,14 @@ $(BUILD)/gtool: $(CMD_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
 
 $(BUILD)/gtool-%: $(BUILD)/gtool
 	@ln -sf gtool $@
+
+$(BUILD)/obj/mpi/%.o: mpi/%.c
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/gtool-mpi: $(MPI_OBJ) $(MPI_CMD_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
+	OMPI_CC=$(CC) $(MPICC) $(LDFLAGS_ALL) -o $@ $(MPI_OBJ) $(MPI_CMD_OBJ) \
+		$(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LIBS)
 
 # ---- tests ------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a tests/unit/check.h tests/unit/trace_read.h
@@ -197,6 +222,7 @@ install: all
 	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man5 $(COMPDIR) \
 		$(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/gtool
 	install -m 755 $(BUILD)/gtool $(BINDIR)/gtool
+	$(if $(MPI_BIN),install -m 755 $(MPI_BIN) $(BINDIR)/gtool-mpi)
 	for c in $(COMMANDS); do ln -sf gtool $(BINDIR)/gtool-$$c; done
 	install -m 644 man/*.1 $(MANDIR)/man1/
 	install -m 644 man/*.5 $(MANDIR)/man5/
@@ -207,7 +233,7 @@ install: all
 		lib/gt_bitio.h lib/gt_huff.h lib/gt_pool.h lib/gt_optim.h $(DESTDIR)$(PREFIX)/include/gtool/
 
 uninstall:
-	rm -f $(BINDIR)/gtool $(addprefix $(BINDIR)/gtool-,$(COMMANDS))
+	rm -f $(BINDIR)/gtool $(BINDIR)/gtool-mpi $(addprefix $(BINDIR)/gtool-,$(COMMANDS))
 
 # ---- code checks --------------------------------------------------------
 lint:
@@ -215,7 +241,7 @@ lint:
 
 funclen:
 	@awk 'FNR==1{fn=""} /^[a-z].*\(/ && !/;$$/ {fn=FILENAME":"FNR" "$$0; start=FNR} /^}/ && fn!="" {print FNR-start, fn; fn=""}' \
-		$(LIB_SRC) $(FMT_SRC) $(ANA_SRC) $(CMD_SRC) | sort -rn | head -20
+		$(LIB_SRC) $(FMT_SRC) $(ANA_SRC) $(CMD_SRC) $(MPI_SRC) | sort -rn | head -20
 
 format-check:
 	@git clang-format --diff HEAD -- '*.c' '*.h' || true

@@ -12,6 +12,7 @@
  */
 #define GT_COMMANDS(X)                                                  \
 	X(adapt)                                                        \
+	X(allreduce)                                                    \
 	X(compress)                                                     \
 	X(decompress)                                                   \
 	X(error)                                                        \

@@ -28,6 +28,7 @@ struct command {
 /* Kept alphabetical: a unit test checks the order. */
 static const struct command commands[] = {
 	{ "adapt", cmd_adapt, &adapt_argp, "replay GraVAC's adaptive compression over a trace" },
+	{ "allreduce", cmd_allreduce, &allreduce_argp, "compressed ring allreduce over MPI ranks (mpirun)" },
 	{ "compress", cmd_compress, &compress_argp, "compress tensors into a .gtz file" },
 	{ "decompress", cmd_decompress, &decompress_argp, "decompress a .gtz file to HDF5, .npy or raw" },
 	{ "error", cmd_error, &error_argp, "reconstruction error and update fidelity of A against B" },

@@ -37,11 +37,6 @@ struct allreduce_opts {
 
 extern const struct argp allreduce_argp;
 
-/*
- * allreduce_parse_rate - "10G", "2.5G", "100M", "25e9": bits per second
- * (decimal suffixes k, M, G, T).  Returns 0 and *@ret, -1 when invalid.
- */
-int allreduce_parse_rate(const char *s, double *ret);
 
 /*
  * allreduce_rank_path - @pattern with its one "%d" (or "%0Nd") replaced

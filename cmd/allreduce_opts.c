@@ -83,29 +83,6 @@ static void check_codecs(struct argp_state *state, const struct allreduce_opts *
 	}
 }
 
-int allreduce_parse_rate(const char *s, double *ret)
-{
-	static const char suffix[] = "kMGT";
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v <= 0)
-		return -1;
-	if (*end) {
-		const char *k = strchr(suffix, *end);
-
-		if (!k || end[1])
-			return -1;
-		v *= pow(1000.0, (double)(k - suffix + 1));
-	}
-	if (v < 1e3 || v > 1e15)
-		return -1;
-	*ret = v;
-	return 0;
-}
-
 /* The length of a "%d" or "%0Nd" conversion at @p, or 0. */
 static size_t conversion(const char *p)
 {
@@ -166,7 +143,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->per_rank = arg;
 		break;
 	case OPT_RATE:
-		if (allreduce_parse_rate(arg, &o->rate) < 0)
+		if (gt_parse_rate(arg, &o->rate) < 0 || o->rate < 1e3 || o->rate > 1e15)
 			argp_error(state, "invalid rate '%s': expected bits per second, "
 				   "1k to 1000T, as 10G, 2.5G or 100M", arg);
 		o->rate_arg = arg;

@@ -172,9 +172,11 @@ size_t gt_sparse_bitmap_bytes(size_t n);
 size_t gt_sparse_delta_bytes(const uint32_t *idx, size_t k);
 
 /*
- * gt_sparse_bound - the most bytes gt_sparse_pack() writes for @n values
- * of @dt: 1 + 10 + ceil(n/8) + n * width (every value kept, bitmap);
- * 0 when that overflows size_t.
+ * gt_sparse_bound - the most bytes gt_sparse_pack(GT_SPARSE_AUTO) writes
+ * for @n values of @dt: 1 + 10 + ceil(n/8) + n * width (every value kept,
+ * bitmap; AUTO never takes a delta coding larger than the bitmap);
+ * 0 when that overflows size_t.  A forced GT_SPARSE_DELTA may need up to
+ * 11 + n * (10 + width).
  */
 size_t gt_sparse_bound(enum gt_dtype dt, size_t n);
 

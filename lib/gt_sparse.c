@@ -132,6 +132,7 @@ void gt_sparse_work_release(struct gt_sparse_work *w)
 	free(w->idx);
 	free(w->keys);
 	free(w->bits);
+	free(w->cand);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -360,21 +361,13 @@ static int rsel_src(struct gt_sparse_work *w, const unsigned char *p, unsigned w
 	return 0;
 }
 
-int gt_sparse_topk(struct gt_sparse_work *w, const void *src, enum gt_dtype dt,
-		   size_t n, size_t k)
+/* The slow path: digits over the input, then one pass to emit. */
+static int topk_slow(struct gt_sparse_work *w, const unsigned char *p, unsigned width,
+		     size_t n, size_t k)
 {
-	const unsigned width = gt_dtype_size(dt);
-	const unsigned char *p = src;
 	uint64_t t;
 	size_t take, c = 0;
 
-	if (n > UINT32_MAX)
-		return GT_ERR(OVERFLOW);
-	if (k > n)
-		k = n;
-	GT_TRY(grow_idx(w, k));
-	if (!k)
-		return 0;
 	GT_TRY(rsel_src(w, p, width, n, k, &t, &take));
 	/* every key above T, and the first @take equal to it */
 	BY_WIDTH(width, for (size_t i = 0; i < n; i++) {
@@ -383,6 +376,82 @@ int gt_sparse_topk(struct gt_sparse_work *w, const void *src, enum gt_dtype dt,
 			w->idx[c++] = (uint32_t)i;
 	});
 	return c == k ? 0 : GT_ERR(CORRUPT); /* cannot happen */
+}
+
+/*
+ * The fast path, two passes over the input: a histogram of the top digit
+ * finds the bucket of the k-th largest key; the second pass puts the
+ * positions above that bucket straight into w->idx and those inside it
+ * into w->cand, where the selection finishes on a copy of their keys.
+ * The winners are then merged into w->idx in position order.
+ */
+static int topk_fast(struct gt_sparse_work *w, const unsigned char *p, unsigned width,
+		     size_t n, size_t m, struct rsel *s)
+{
+	const unsigned sh = s->ps;
+	const uint64_t lo = s->pre << sh, hi = (s->pre + 1) << sh;
+	size_t na = 0, nc = 0, nw = 0, take;
+	void *cp = w->cand;
+	int rc = grow(&cp, &w->cand_cap, m ? m : 1, sizeof(uint32_t));
+
+	w->cand = cp;
+	if (rc < 0 || !gt_sparse_keys(w, m))
+		return rc < 0 ? rc : GT_ERR(NOMEM);
+	BY_WIDTH(width, for (size_t i = 0; i < n; i++) {
+		const uint64_t key = ld(p, W, i);
+		if (key >= lo) {
+			if (key >= hi)
+				w->idx[na++] = (uint32_t)i;
+			else
+				w->cand[nc++] = (uint32_t)i;
+		}
+	});
+	for (size_t j = 0; j < nc; j++)
+		w->keys[j] = ld(p, width, w->cand[j]);
+	rsel_arr(s, w->keys, nc);
+	take = s->k;
+	for (size_t j = 0; j < nc; j++) {
+		const uint64_t key = ld(p, width, w->cand[j]);
+
+		if (key > s->pre || (key == s->pre && take && take--))
+			w->cand[nw++] = w->cand[j];
+	}
+	/* merge from the back: w->idx has room for na + nw = k */
+	for (size_t o = na + nw; nw > 0; ) {
+		if (na > 0 && w->idx[na - 1] > w->cand[nw - 1])
+			w->idx[--o] = w->idx[--na];
+		else
+			w->idx[--o] = w->cand[--nw];
+	}
+	return 0;
+}
+
+int gt_sparse_topk(struct gt_sparse_work *w, const void *src, enum gt_dtype dt,
+		   size_t n, size_t k)
+{
+	const unsigned width = gt_dtype_size(dt);
+	const unsigned char *p = src;
+	struct rsel s;
+	size_t m;
+
+	if (n > UINT32_MAX)
+		return GT_ERR(OVERFLOW);
+	if (k > n)
+		k = n;
+	GT_TRY(grow_idx(w, k));
+	if (!k)
+		return 0;
+	/* the top digit, its shift a constant for each width */
+	s.ps = 8 * width - 1;
+	s.pre = 0;
+	s.k = k;
+	memset(s.hist, 0, sizeof(s.hist));
+	BY_WIDTH(width, for (size_t i = 0; i < n; i++)
+			s.hist[ld(p, W, i) >> (8 * W - 1 - DIGIT)]++);
+	m = rsel_pick(&s, 8 * width - 1 - DIGIT);
+	if (m > n / 16 && m > 4096)
+		return topk_slow(w, p, width, n, k);
+	return topk_fast(w, p, width, n, m, &s);
 }
 
 /* ---- random k ------------------------------------------------------------- */

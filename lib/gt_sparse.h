@@ -90,6 +90,8 @@ struct gt_sparse_work {
 	size_t keys_cap;
 	uint64_t *bits;    /* randk's bitmap */
 	size_t bits_cap;
+	uint32_t *cand;    /* topk's candidate positions */
+	size_t cand_cap;
 };
 
 void gt_sparse_work_release(struct gt_sparse_work *w);

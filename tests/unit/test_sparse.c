@@ -191,6 +191,12 @@ static void test_topk(void)
 		snprintf(opts, sizeof(opts), "k=%zu", n / 2 + 1);
 		topk_vs_sort(v, n, opts, n / 2 + 1 < n ? n / 2 + 1 : n);
 	}
+	/* a quarter of the values in each top-digit bucket: the slow path,
+	 * which copies out a bucket at the second digit */
+	for (size_t i = 0; i < 100003; i++)
+		v[i] = 1.0f + (float)(check_rand() >> 40) * 0x1p-25f;
+	topk_vs_sort(v, 100003, "cf=7", (100003 + 6) / 7);
+	topk_vs_sort(v, 100003, "keep=0.9", (size_t)ceil(100003 * 0.9));
 	/* all equal: the first k by position */
 	for (size_t i = 0; i < 5000; i++)
 		v[i] = -0.5f;

@@ -15,6 +15,12 @@ static const struct gt_codec *const registry[] = {
 	&gt_codec_zstd,
 	&gt_codec_huffexp,
 	&gt_codec_gcomp,
+	&gt_codec_topk,
+	&gt_codec_randk,
+	&gt_codec_dgc,
+	&gt_codec_redsync,
+	&gt_codec_qsgd,
+	&gt_codec_terngrad,
 };
 #define NCODECS (sizeof(registry) / sizeof(registry[0]))
 #define GT_MAX_KV 16

@@ -80,5 +80,11 @@ extern const struct gt_codec gt_codec_zlib;
 extern const struct gt_codec gt_codec_zstd;
 extern const struct gt_codec gt_codec_huffexp;
 extern const struct gt_codec gt_codec_gcomp;
+extern const struct gt_codec gt_codec_topk;
+extern const struct gt_codec gt_codec_randk;
+extern const struct gt_codec gt_codec_dgc;
+extern const struct gt_codec gt_codec_redsync;
+extern const struct gt_codec gt_codec_qsgd;
+extern const struct gt_codec gt_codec_terngrad;
 
 #endif

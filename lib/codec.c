@@ -15,6 +15,9 @@ static const struct gt_codec *const registry[] = {
 	&gt_codec_zstd,
 	&gt_codec_huffexp,
 	&gt_codec_gcomp,
+	&gt_codec_tfp,
+	&gt_codec_rangeq,
+	&gt_codec_fft,
 };
 #define NCODECS (sizeof(registry) / sizeof(registry[0]))
 #define GT_MAX_KV 16

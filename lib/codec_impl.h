@@ -80,5 +80,8 @@ extern const struct gt_codec gt_codec_zlib;
 extern const struct gt_codec gt_codec_zstd;
 extern const struct gt_codec gt_codec_huffexp;
 extern const struct gt_codec gt_codec_gcomp;
+extern const struct gt_codec gt_codec_tfp;
+extern const struct gt_codec gt_codec_rangeq;
+extern const struct gt_codec gt_codec_fft;
 
 #endif

@@ -9,18 +9,25 @@
 #define RQ_SAMPLE 512
 #define RQ_FINITE_MAX 0x7f7fffffu
 
-/* Codes of the magnitudes up to bin @top when eps has bin @b. */
-static uint64_t side(uint32_t top, uint32_t b, int present)
+/*
+ * Whether eps at bin @b leaves room for max and min: the codes from eps
+ * up to each bound (counted without clamping at 0, as the paper's value
+ * of 1...1 moves on past min) fit the 2^N - 1 codes together and each
+ * alone.  Monotone in b.
+ */
+static int fits(int64_t bp, int64_t bn, int sp, int sn, int64_t b, int64_t codes)
 {
-	return present && top >= b ? (uint64_t)top - b + 1 : 0;
+	const int64_t p = sp ? bp - b + 1 : 0, q = sn ? bn - b + 1 : 0;
+
+	return p + q <= codes && p <= codes && q <= codes;
 }
 
 int gt_rangeq_fit(struct gt_rangeq *q, unsigned bits, unsigned m,
 		  uint32_t pos, uint32_t neg)
 {
-	const uint64_t codes = (UINT64_C(1) << bits) - 1; /* 0 is zero */
+	const int64_t codes = ((int64_t)1 << bits) - 1; /* 0 is zero */
 	unsigned sh;
-	uint32_t bp, bn, lo, hi, fb;
+	int64_t bp, bn, lo, hi;
 
 	if (bits < GT_RANGEQ_BITS_MIN || bits > GT_RANGEQ_BITS_MAX || m < 1 ||
 	    m > GT_RANGEQ_M_MAX || pos > RQ_FINITE_MAX || neg > RQ_FINITE_MAX)
@@ -31,28 +38,25 @@ int gt_rangeq_fit(struct gt_rangeq *q, unsigned bits, unsigned m,
 	/*
 	 * The paper's search: a smaller eps (pbase) gives more positive codes
 	 * and pushes the value of 1...1 towards zero; bisect for the smallest
-	 * pbase whose positive and negative codes both reach their bound.
+	 * pbase at which the codes still reach both max and min.
 	 */
 	lo = 1;
 	hi = (bp > bn ? bp : bn) + 1;
 	while (lo < hi) {
-		const uint32_t mid = lo + (hi - lo) / 2;
+		const int64_t mid = lo + (hi - lo) / 2;
 
-		if (side(bp, mid, pos > 0) + side(bn, mid, neg > 0) <= codes)
+		if (fits(bp, bn, pos > 0, neg > 0, mid, codes))
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	fb = RQ_FINITE_MAX >> sh;
 	q->bits = bits;
 	q->m = m;
 	q->shift = sh;
-	q->pbase = lo;
-	q->npos = (uint32_t)side(bp, lo, pos > 0);
-	/* the codes left go negative, as far as finite values reach */
-	q->nneg = (uint32_t)(codes - q->npos);
-	if (q->nneg > fb - lo + 1)
-		q->nneg = fb - lo + 1;
+	q->pbase = (uint32_t)lo;
+	q->npos = pos > 0 && bp >= lo ? (uint32_t)(bp - lo + 1) : 0;
+	/* as many negative codes as reach min: beyond it values clamp */
+	q->nneg = neg > 0 && bn >= lo ? (uint32_t)(bn - lo + 1) : 0;
 	return 0;
 }
 

@@ -12,11 +12,13 @@
  *
  *   0                   zero (and every |x| < eps, and NaN)
  *   1 .. P              +value of bin  code + pbase - 1
- *   P + 1 .. 2^N - 1    -value of bin  code - P + pbase - 1
+ *   P + 1 .. P + Q      -value of bin  code - P + pbase - 1
  *
- * so code 1 is +eps and 1...1 the most negative value (the paper's
- * "minimal representable negative number").  P, the number of positive
- * codes, follows from eps and max; the paper tunes eps until the value of
+ * so code 1 is +eps and P + Q (1...1 when the codes balance) the most
+ * negative value (the paper's "minimal representable negative number").
+ * P and Q, the numbers of positive and negative codes, follow from eps,
+ * max and min (P + Q <= 2^N - 1; codes above P + Q are never written and
+ * decode as P + Q); the paper tunes eps until the value of
  * 1...1 is min ("if actual_min is smaller than min, we decrease eps, and
  * increase otherwise"): gt_rangeq_fit() does that search by bisection on
  * pbase (the value of 1...1 moves monotonically with eps), and keeps the
@@ -48,7 +50,7 @@ struct gt_rangeq {
 	uint32_t npos;  /* P: codes 1..P are positive */
 	/* derived by gt_rangeq_fit/_load: */
 	unsigned shift; /* 23 - m */
-	uint32_t nneg;  /* 2^N - 1 - P: negative codes */
+	uint32_t nneg;  /* Q: codes P+1..P+Q are negative */
 };
 
 /*
@@ -81,7 +83,8 @@ void gt_rangeq_save(const struct gt_rangeq *q, unsigned char *dst);
 
 /*
  * gt_rangeq_load - parameters read back from GT_RANGEQ_HDR bytes, for
- * @bits-bit codes.  The bytes are hostile: m, pbase and P are checked so
+ * @bits-bit codes; Q is taken as 2^N - 1 - P, as far as finite values
+ * reach (an encoder's Q may be smaller; it never writes the codes above).  The bytes are hostile: m, pbase and P are checked so
  * that every code decodes to a finite value.
  * @return 0, GT_ERR(CORRUPT).
  */

@@ -86,8 +86,8 @@ static int rq_new(const struct gt_codec_params *p, const struct gt_kv *kv,
 		rc = rq_opt(c, &kv[i], d);
 	c->fixed = c->have_min && c->have_max && c->m;
 	if (rc >= 0 && c->fixed)
-		rc = gt_rangeq_fit(&c->q, c->bits, c->m, gt_f32_bits(c->max),
-				   gt_f32_bits(-c->min));
+		rc = gt_rangeq_fit(&c->q, c->bits, c->m, gt_f32_bits(c->max) & 0x7fffffffu,
+				   gt_f32_bits(c->min) & 0x7fffffffu);
 	if (rc < 0) {
 		free(c);
 		return rc;
@@ -137,9 +137,9 @@ static int rq_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 
 		gt_rangeq_range(x, n, &pos, &neg);
 		if (c->have_max)
-			pos = gt_f32_bits(c->max);
+			pos = gt_f32_bits(c->max) & 0x7fffffffu;
 		if (c->have_min)
-			neg = gt_f32_bits(-c->min);
+			neg = gt_f32_bits(c->min) & 0x7fffffffu;
 		if (c->m)
 			GT_TRY(gt_rangeq_fit(&c->q, c->bits, c->m, pos, neg));
 		else

@@ -1,4 +1,5 @@
 /* tfp.c - TFP: keep the first k bits of each float (AQGB paper §4.4, Eq. 5) */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,10 @@
  * is r >= L: T-upper with probability L/2^s, exactly.  On the FP16 grid
  * the dropped bits are the f32 value's below the FP16 k-bit unit, 40 more
  * bits than FP16 holds: exact down to |x| >= 2^-41, and below that the
- * bias is under 2^-64.  The random numbers come from gt_rng.h keyed on
+ * bias is under 2^-64.  When k is so small that exponent bits are dropped
+ * too (k <= E + 1, E the grid's exponent bits), the dropped bits are not
+ * linear in the value, and Eq. 5 is computed on the values themselves (in
+ * double, with a 53-bit rand()).  The random numbers come from gt_rng.h keyed on
  * (seed, stream, position of the chunk), one draw per value.
  *
  * Range.  Values beyond the grid's largest finite k-bit value (FP16:
@@ -66,6 +70,7 @@ struct tfp_ctx {
 	uint64_t inf;     /* the dtype's +Inf pattern */
 	uint64_t quiet;   /* the dtype's quiet-NaN bit */
 	uint64_t cmax;    /* largest k-bit magnitude code of a finite value */
+	int by_value;     /* stochastic with exponent bits dropped: Eq. 5 on values */
 	float *lut;       /* FP16 grid decode, 2^k values, made on first use */
 	uint64_t codes[TFP_BATCH];
 };
@@ -113,6 +118,37 @@ static void tfp_setup(struct tfp_ctx *c)
 	c->inf = ((UINT64_C(1) << gt_dtype_exp_bits(c->dt)) - 1) << mb;
 	c->quiet = UINT64_C(1) << (mb - 1);
 	c->cmax = c->grid == TFP_F16 ? 0x7bffu >> c->s : (c->inf - 1) >> c->s;
+	c->by_value = c->k <= (c->grid == TFP_F16 ? 5 : gt_dtype_exp_bits(c->dt)) + 1;
+}
+
+/* The value of the grid's magnitude pattern @m. */
+static double grid_value(const struct tfp_ctx *c, uint64_t m)
+{
+	unsigned char one[8];
+
+	if (c->grid == TFP_F16)
+		return gt_f16_to_f32((uint16_t)m);
+	gt_fp_store(one, c->dt, 0, m);
+	return gt_fp_get(one, c->dt, 0);
+}
+
+/*
+ * Eq. 5 on values, for k so small that exponent bits are dropped (the
+ * dropped bits are then not linear in the value): the code's magnitude
+ * for |x| = @ax whose truncated magnitude code is @cm.
+ */
+static uint64_t round_by_value(const struct tfp_ctx *c, double ax, uint64_t cm,
+			       struct gt_rng *r)
+{
+	double tl, tu;
+
+	if (cm >= c->cmax) {
+		gt_rng_u64(r);
+		return cm;
+	}
+	tl = grid_value(c, cm << c->s);
+	tu = grid_value(c, (cm + 1) << c->s);
+	return cm + (gt_rng_unit(r) < (ax - tl) / (tu - tl));
 }
 
 static int tfp_new(const struct gt_codec_params *p, const struct gt_kv *kv,
@@ -175,9 +211,9 @@ static void tfp_seek(struct gt_codec_ctx *ctx, uint64_t stream, uint64_t pos)
  */
 static inline uint64_t ext16(uint32_t a)
 {
-	const uint32_t e = a >> 23;
+	const uint32_t e = a >> 23, es = e < 112 ? e : 112; /* FP16 subnormals */
 	const uint64_t mant = (a & 0x7fffffu) | (e ? 0x800000u : 0);
-	const uint64_t sub = e >= 86 ? mant << (e - 86) : 86 - e < 64 ? mant >> (86 - e) : 0;
+	const uint64_t sub = es >= 86 ? mant << (es - 86) : 86 - es < 64 ? mant >> (86 - es) : 0;
 	uint64_t m = a >= 0x38800000u ? (uint64_t)(a - 0x38000000u) << 27 : sub;
 
 	m = a >= 0x47800000u ? (uint64_t)0x7bff << TFP_EXT : m;
@@ -199,7 +235,7 @@ static void codes_f32(struct tfp_ctx *c, const unsigned char *src, size_t cnt,
 			uint32_t u;
 
 			memcpy(&u, src + 4 * i, 4);
-			u |= (u & 0x7fffffffu) > 0x7f800000u ? 0x400000u : 0;
+			u |= s && (u & 0x7fffffffu) > 0x7f800000u ? 0x400000u : 0;
 			out[i] = u >> s;
 		}
 	} else if (c->grid == TFP_F16 && !c->stochastic) {
@@ -223,8 +259,12 @@ static void codes_f32(struct tfp_ctx *c, const unsigned char *src, size_t cnt,
 			a = u & 0x7fffffffu;
 			fin = a < 0x7f800000u;
 			m = c->grid == TFP_F16 ? ext16(a) : a | (fin || a == 0x7f800000u ? 0 : 0x400000u);
-			cm = (m >> sh) + (fin & ((gt_rng_u64(r) >> (64 - sh)) < (m & lmask)));
-			cm = fin && cm > cmax ? cmax : cm;
+			if (c->by_value && fin) {
+				cm = round_by_value(c, gt_f32_from_bits(a), m >> sh, r);
+			} else {
+				cm = (m >> sh) + (fin & ((gt_rng_u64(r) >> (64 - sh)) < (m & lmask)));
+				cm = fin && cm > cmax ? cmax : cm;
+			}
 			out[i] = (uint64_t)(u >> 31) << (k - 1) | cm;
 		}
 	}
@@ -243,9 +283,11 @@ static void codes_gen(struct tfp_ctx *c, const unsigned char *src, size_t cnt,
 		uint64_t a = u & c->amask, cm;
 		const int fin = a < c->inf;
 
-		a |= a > c->inf ? c->quiet : 0;
+		a |= s && a > c->inf ? c->quiet : 0;
 		cm = a >> s;
-		if (round) {
+		if (round && c->by_value && fin) {
+			cm = round_by_value(c, fabs(gt_fp_get(src, c->dt, i)), cm, r);
+		} else if (round) {
 			cm += fin & ((gt_rng_u64(r) >> (64 - s)) < (a & lmask));
 			cm = fin && cm > c->cmax ? c->cmax : cm;
 		}

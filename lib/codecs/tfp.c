@@ -356,6 +356,47 @@ static void unpack(struct gt_bitr *r, uint64_t *codes, size_t cnt, unsigned k)
 	}
 }
 
+/*
+ * The f32 hot loops: truncation codes @G at a time straight into the
+ * register writer (G constant, so the inner loop unrolls), while 8 bytes
+ * of room are left; returns how many values were coded.
+ */
+#define TFP_ENC_LOOP(G, CODE)                                                 \
+	for (; i + (G) <= n && w->end - f.ptr >= 8; i += (G)) {               \
+		uint64_t word = 0;                                            \
+		for (unsigned j = 0; j < (G); j++) {                          \
+			uint32_t u;                                           \
+			memcpy(&u, in + 4 * (i + j), 4);                      \
+			word |= (uint64_t)(CODE) << (j * k);                  \
+		}                                                             \
+		gt_bitw_fast_put(&f, word, (G) * k);                          \
+	}
+#define TFP_ENC_G(CODE)                                                       \
+	do {                                                                  \
+		if (k <= 14)                                                  \
+			TFP_ENC_LOOP(4, CODE)                                 \
+		else if (k <= 28)                                             \
+			TFP_ENC_LOOP(2, CODE)                                 \
+		else                                                          \
+			TFP_ENC_LOOP(1, CODE)                                 \
+	} while (0)
+
+static size_t encode_f32_fast(const struct tfp_ctx *c, const unsigned char *in,
+			      size_t n, struct gt_bitw *w)
+{
+	const unsigned k = c->k, s = c->s, st = s + TFP_EXT;
+	const uint32_t quiet = s ? 0x400000u : 0;
+	struct gt_bitw_fast f = gt_bitw_fast_load(w);
+	size_t i = 0;
+
+	if (c->grid == TFP_NATIVE)
+		TFP_ENC_G((u | ((u & 0x7fffffffu) > 0x7f800000u ? quiet : 0)) >> s);
+	else
+		TFP_ENC_G((uint64_t)(u >> 31) << (k - 1) | ext16(u & 0x7fffffffu) >> st);
+	gt_bitw_fast_store(&f, w);
+	return i;
+}
+
 static int tfp_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		      void *dst, size_t dst_cap, size_t *dst_len_ret)
 {
@@ -369,6 +410,12 @@ static int tfp_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		return GT_ERR(DST_TOO_SMALL);
 	gt_bitw_init(&w, dst, dst_cap);
 	gt_rng_init(&r, c->seed, c->stream, c->pos);
+	if (c->dt == GT_DT_F32 && (!c->stochastic || (!c->s && c->grid == TFP_NATIVE))) {
+		const size_t done = encode_f32_fast(c, in, n, &w);
+
+		in += done * width;
+		n -= done;
+	}
 	for (size_t i = 0; i < n; i += TFP_BATCH) {
 		const size_t cnt = n - i < TFP_BATCH ? n - i : TFP_BATCH;
 
@@ -412,6 +459,44 @@ static void values(const struct tfp_ctx *c, unsigned char *out, size_t cnt)
 	}
 }
 
+/* f32 decode, G codes a refill (G k <= GT_BITR_MAX), straight to values. */
+#define TFP_DEC_LOOP(G, VALUE)                                                \
+	for (; i + (G) <= n; i += (G)) {                                      \
+		uint64_t acc;                                                 \
+		gt_bitr_refill(r);                                            \
+		acc = r->acc;                                                 \
+		for (unsigned j = 0; j < (G); j++) {                          \
+			const uint64_t code = acc >> (j * k) & mask;          \
+			VALUE;                                                \
+		}                                                             \
+		gt_bitr_consume(r, (G) * k);                                  \
+	}
+#define TFP_DEC_G(VALUE)                                                      \
+	do {                                                                  \
+		if (k <= 14)                                                  \
+			TFP_DEC_LOOP(4, VALUE)                                \
+		else if (k <= 28)                                             \
+			TFP_DEC_LOOP(2, VALUE)                                \
+		else                                                          \
+			TFP_DEC_LOOP(1, VALUE)                                \
+	} while (0)
+
+static size_t decode_f32_fast(const struct tfp_ctx *c, struct gt_bitr *r,
+			      float *out, size_t n)
+{
+	const unsigned k = c->k, s = c->s;
+	const uint64_t mask = (UINT64_C(1) << k) - 1;
+	const float *lut = c->lut;
+	size_t i = 0;
+
+	if (c->grid == TFP_F16) {
+		TFP_DEC_G(out[i + j] = lut[code]);
+	} else {
+		TFP_DEC_G(const uint32_t u = (uint32_t)(code << s); memcpy(&out[i + j], &u, 4));
+	}
+	return i;
+}
+
 static int tfp_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 		      void *dst, size_t n)
 {
@@ -426,6 +511,12 @@ static int tfp_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 	if (c->grid == TFP_F16 && !c->lut)
 		GT_TRY(make_lut(c));
 	gt_bitr_init(&r, src, src_len);
+	if (c->dt == GT_DT_F32) {
+		const size_t done = decode_f32_fast(c, &r, dst, n);
+
+		dst = (float *)dst + done;
+		n -= done;
+	}
 	for (size_t i = 0; i < n; i += TFP_BATCH) {
 		const size_t cnt = n - i < TFP_BATCH ? n - i : TFP_BATCH;
 

@@ -4,7 +4,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD ?= build
 CC ?= cc
-PKGS = hdf5 libzstd zlib fftw3
+PKGS = hdf5 libzstd zlib fftw3 fftw3f
 
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
 DEB_PKGS = gcc make pkg-config libhdf5-dev hdf5-tools libzstd-dev zstd zlib1g-dev libfftw3-dev \

@@ -185,6 +185,36 @@ void gt_gain_scatter(const float *vals, const size_t *idx, size_t m, float *dst,
 		dst[idx[i]] = vals[i];
 }
 
+/*
+ * The bytes of @m kept values at their places in a block of @nb, packed as
+ * the sparsifiers pack a block (they share one chunk layout, lib/gt_sparse):
+ * topk keeping exactly those values.
+ */
+static int sent_bytes(const float *dst, size_t nb, size_t m, size_t block,
+		      uint64_t *bytes, struct gt_diag *d)
+{
+	struct gt_gain_cost c = { 0 };
+	struct gt_gain_coder gc;
+	float *back;
+	char opts[64];
+	int rc;
+
+	if (!m)
+		return 0;
+	snprintf(opts, sizeof(opts), "k=%zu", m);
+	rc = gt_gain_coder_init(&gc, gt_codec_find("topk"), opts, block, block, d);
+	if (rc < 0)
+		return rc;
+	back = malloc(nb * sizeof(float));
+	rc = back ? gt_gain_code(&gc, dst, nb, 0, back, &c) : GT_ERR(NOMEM);
+	free(back);
+	gt_gain_coder_release(&gc);
+	if (rc < 0)
+		return gt_diag_set(d, rc, "%s", gt_strerror(rc));
+	*bytes += c.bytes;
+	return 0;
+}
+
 int gt_gain_relevel(const struct gt_codec *c, const char *base,
 		    const float *hat_min, size_t n, double cf, size_t block,
 		    size_t chunk, uint64_t stream, float *dst,
@@ -195,6 +225,7 @@ int gt_gain_relevel(const struct gt_codec *c, const char *base,
 		const size_t nb = n - at < block ? n - at : block;
 		const size_t m = gt_gain_compact(hat_min + at, nb, s->vals, s->idx);
 		size_t keep = (size_t)ceil((double)nb / cf);
+		struct gt_gain_cost c2 = { 0 };
 		struct gt_gain_coder gc;
 		char opts[256];
 		int rc;
@@ -206,12 +237,16 @@ int gt_gain_relevel(const struct gt_codec *c, const char *base,
 			rc = gt_gain_coder_init(&gc, c, opts, block, chunk < block ? chunk : block, d);
 			if (rc < 0)
 				return rc;
-			rc = gt_gain_code(&gc, s->vals, m, stream, s->tmp, cost);
+			rc = gt_gain_code(&gc, s->vals, m, stream, s->tmp, &c2);
 			gt_gain_coder_release(&gc);
 			if (rc < 0)
 				return gt_diag_set(d, rc, "%s", gt_strerror(rc));
 		}
 		gt_gain_scatter(s->tmp, s->idx, m, dst + at, nb);
+		cost->encode_s += c2.encode_s;
+		cost->decode_s += c2.decode_s;
+		GT_TRY(sent_bytes(dst + at, nb, gt_gain_compact(dst + at, nb, s->vals, s->idx),
+				  block, &cost->bytes, d));
 	}
 	return 0;
 }

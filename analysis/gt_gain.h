@@ -105,7 +105,9 @@ struct gt_gain_scratch {
  * values it kept, to exactly min(ceil(block values / @cf), kept) of them
  * with codec @c, its fixed options @base and option k=.  Result into @dst.
  * Gathering the kept values is not timed: a sparsifier hands them over as
- * its output.
+ * its output.  The bytes added to @cost are those of the result at its
+ * places in the tensor, as the sparsifiers pack a block (topk's chunk
+ * keeping exactly those values), not those of the smaller coded array.
  * @return 0, or a codec's error with @d set.
  */
 int gt_gain_relevel(const struct gt_codec *c, const char *base,

@@ -27,6 +27,10 @@ struct command {
 
 /* Kept alphabetical: a unit test checks the order. */
 static const struct command commands[] = {
+	{ "allreduce-model", cmd_allreduce_model, &allreduce_model_argp,
+	  "ring-allreduce time of each codec against no compression (GComp Fig. 10)" },
+	{ "breakeven", cmd_breakeven, &breakeven_argp,
+	  "which codecs pay off on which links (seed 003's break-even model)" },
 	{ "compress", cmd_compress, &compress_argp, "compress tensors into a .gtz file" },
 	{ "decompress", cmd_decompress, &decompress_argp, "decompress a .gtz file to HDF5, .npy or raw" },
 	{ "error", cmd_error, &error_argp, "reconstruction error and update fidelity of A against B" },

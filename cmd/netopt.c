@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msg.h"
 #include "netopt.h"
 #include "util.h"
+#include "../formats/gt_source.h"
+#include "../formats/gt_trace.h"
 #include "../lib/banned.h"
 
 int gt_parse_rate(const char *s, double *bps_ret)
@@ -109,4 +112,145 @@ int gt_parse_count_list(const char *s, long min, long max, long *v, size_t cap,
 	struct count_arg c = { min, max, v };
 
 	return each_item(s, cap, n_ret, count_item, &c);
+}
+
+static const struct gt_bench_row *partner(const struct gt_bench_row *rows, size_t n,
+					  const struct gt_bench_row *r,
+					  enum gt_bench_dir dir, size_t *count)
+{
+	const struct gt_bench_row *found = NULL;
+
+	*count = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].direction != dir || rows[i].threads != r->threads ||
+		    strcmp(rows[i].spec, r->spec))
+			continue;
+		if (!found)
+			found = &rows[i];
+		++*count;
+	}
+	return found;
+}
+
+/* Check row @r against the others: one partner, measured once. */
+static int pair_row(const char *path, const struct gt_bench_row *rows, size_t n,
+		    const struct gt_bench_row *r, struct gt_codec_pair *p)
+{
+	const enum gt_bench_dir other = r->direction == GT_BENCH_COMPRESS ?
+		GT_BENCH_DECOMPRESS : GT_BENCH_COMPRESS;
+	const struct gt_bench_row *d;
+	size_t same, count;
+
+	partner(rows, n, r, r->direction, &same);
+	d = partner(rows, n, r, other, &count);
+	if (same > 1 || count > 1)
+		return gt_error("%s: %s (%u threads) is measured more than once", path,
+				r->spec, r->threads);
+	if (!d)
+		return gt_error("%s: %s (%u threads) has no %s entry", path, r->spec,
+				r->threads, other == GT_BENCH_COMPRESS ? "compress" : "decompress");
+	if (r->direction == GT_BENCH_COMPRESS) {
+		p->comp = r;
+		p->speed.ratio = r->ratio;
+		p->speed.comp_Bps = r->mbps_median * 1e6;
+		p->speed.decomp_Bps = d->mbps_median * 1e6;
+	}
+	return 0;
+}
+
+int gt_bench_pairs(const char *path, struct gt_bench_row **rows_ret,
+		   struct gt_codec_pair **pairs_ret, size_t *n_ret)
+{
+	struct gt_diag d = { "" };
+	struct gt_bench_row *rows;
+	struct gt_codec_pair *pairs;
+	size_t n, np = 0;
+
+	*rows_ret = NULL;
+	*pairs_ret = NULL;
+	*n_ret = 0;
+	if (gt_bench_read(path, &rows, &n, &d) < 0)
+		return gt_error("%s: %s", path, d.msg);
+	if (!n) {
+		free(rows);
+		return gt_error("%s: no bench results", path);
+	}
+	pairs = xcalloc(n, sizeof(*pairs));
+	for (size_t i = 0; i < n; i++) {
+		if (pair_row(path, rows, n, &rows[i], &pairs[np]) < 0) {
+			free(rows);
+			free(pairs);
+			return -1;
+		}
+		np += rows[i].direction == GT_BENCH_COMPRESS;
+	}
+	*rows_ret = rows;
+	*pairs_ret = pairs;
+	*n_ret = np;
+	return 0;
+}
+
+static void add_tensor(struct gt_model_tensor **t, size_t *n,
+		       const struct gt_tensor_info *info)
+{
+	*t = xrealloc(*t, (*n + 1) * sizeof(**t));
+	(*t)[*n].name = xstrdup(info->name);
+	(*t)[*n].count = info->count;
+	(*t)[*n].size = gt_dtype_size(info->dtype);
+	++*n;
+}
+
+/* The first step's gradients of a trace; 0 tensors when @src is not one. */
+static void trace_grads(const struct gt_source *src, struct gt_model_tensor **t,
+			size_t *n)
+{
+	struct gt_trace *tr = NULL;
+	struct gt_diag d = { "" };
+
+	if (gt_source_kind(src) == GT_KIND_HDF5 && gt_trace_open(src, &tr, &d) >= 0 &&
+	    gt_trace_nsteps(tr)) {
+		const struct gt_trace_step *st = gt_trace_step(tr, 0);
+
+		for (size_t k = 0; k < st->n_grads; k++)
+			add_tensor(t, n, gt_source_info(src, st->grads[k]));
+	}
+	gt_trace_free(tr);
+}
+
+int gt_model_tensors(const char *path, struct gt_model_tensor **t_ret, size_t *n_ret)
+{
+	const struct gt_source_opts so = { GT_KIND_AUTO, GT_DT_NONE };
+	struct gt_source *src = NULL;
+	struct gt_diag d = { "" };
+	struct gt_model_tensor *t = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (gt_source_open(path, &so, &src, &d) < 0)
+		return gt_error("%s: %s", path, d.msg);
+	trace_grads(src, &t, &n);
+	for (size_t i = 0; !n && i < gt_source_count(src); i++)
+		if (gt_source_info(src, i)->dtype != GT_DT_NONE)
+			add_tensor(&t, &n, gt_source_info(src, i));
+	/* tensors read only after a scan of the whole list: keep the check here */
+	for (size_t i = 0; i < n && rc >= 0; i++)
+		if (t[i].count == GT_COUNT_UNKNOWN)
+			rc = gt_error("%s: %s: size unknown (a pipe): give a file", path, t[i].name);
+	if (rc >= 0 && !n)
+		rc = gt_error("%s: no floating-point tensors", path);
+	gt_source_free(src);
+	if (rc < 0) {
+		gt_model_tensors_free(t, n);
+		return rc;
+	}
+	*t_ret = t;
+	*n_ret = n;
+	return 0;
+}
+
+void gt_model_tensors_free(struct gt_model_tensor *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(t[i].name);
+	free(t);
 }

@@ -26,3 +26,38 @@ int gt_parse_count_list(const char *s, long min, long max, long *v, size_t cap,
 			size_t *n_ret);
 
 #endif
+
+#include "../analysis/gt_breakeven.h"
+#include "../formats/gt_bench.h"
+
+/* A codec measured both ways by `gtool bench` at one thread count. */
+struct gt_codec_pair {
+	const struct gt_bench_row *comp; /* the compress row */
+	struct gt_codec_speed speed;     /* ratio, bytes/s both ways */
+};
+
+/*
+ * gt_bench_pairs - read @path (gtool bench --format json) into @rows_ret
+ * and pair each compress row with the decompress row of the same spec and
+ * thread count, in the order of the compress rows.  Errors are printed
+ * ("FILE: what") and return -1: an unreadable file, a row with no
+ * partner, a spec measured twice, no rows.  Caller frees both arrays.
+ */
+int gt_bench_pairs(const char *path, struct gt_bench_row **rows_ret,
+		   struct gt_codec_pair **pairs_ret, size_t *n_ret);
+
+/* A gradient tensor of a model, as the network models see it. */
+struct gt_model_tensor {
+	char *name;     /* malloc'd */
+	uint64_t count; /* values */
+	unsigned size;  /* bytes per value */
+};
+
+/*
+ * gt_model_tensors - the gradients of the first step of the trace @path
+ * (in the file's order), or every float tensor when @path is not a trace.
+ * Errors are printed ("FILE: what") and return -1: unreadable, no float
+ * tensor, a count unknown (a pipe).  Free with gt_model_tensors_free().
+ */
+int gt_model_tensors(const char *path, struct gt_model_tensor **t_ret, size_t *n_ret);
+void gt_model_tensors_free(struct gt_model_tensor *t, size_t n);

@@ -37,6 +37,8 @@ static const struct command commands[] = {
 	{ "hist", cmd_hist, &hist_argp, "exponent histogram as bars, a table or an SVG chart" },
 	{ "huffman", cmd_huffman, &huffman_argp, "build, show and apply exponent Huffman tables" },
 	{ "ls", cmd_ls, &ls_argp, "list the tensors of an HDF5, .npy, raw or .gtz file" },
+	{ "simulate", cmd_simulate, &simulate_argp,
+	  "AQGB's quantized gradient broadcast as a discrete-event simulation" },
 	{ "stats", cmd_stats, &stats_argp, "statistics per tensor and in total" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

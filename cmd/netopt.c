@@ -144,11 +144,12 @@ static int pair_row(const char *path, const struct gt_bench_row *rows, size_t n,
 	partner(rows, n, r, r->direction, &same);
 	d = partner(rows, n, r, other, &count);
 	if (same > 1 || count > 1)
-		return gt_error("%s: %s (%u threads) is measured more than once", path,
-				r->spec, r->threads);
+		return gt_error("%s: %s with %u thread%s is measured more than once", path,
+				r->spec, r->threads, r->threads == 1 ? "" : "s");
 	if (!d)
-		return gt_error("%s: %s (%u threads) has no %s entry", path, r->spec,
-				r->threads, other == GT_BENCH_COMPRESS ? "compress" : "decompress");
+		return gt_error("%s: %s with %u thread%s has no %s entry", path, r->spec,
+				r->threads, r->threads == 1 ? "" : "s",
+				other == GT_BENCH_COMPRESS ? "compress" : "decompress");
 	if (r->direction == GT_BENCH_COMPRESS) {
 		p->comp = r;
 		p->speed.ratio = r->ratio;

@@ -99,7 +99,7 @@ static void parse_schemes(struct argp_state *state, struct simulate_opts *o, cha
 static void parse_num(struct argp_state *state, const char *what, const char *arg,
 		      double lo, double hi, double *ret)
 {
-	if (gt_parse_double(arg, lo, hi, ret) < 0 || !(*ret > 0 || lo >= 0))
+	if (gt_parse_double(arg, lo, hi, ret) < 0)
 		argp_error(state, "invalid %s '%s': expected %g to %g", what, arg, lo, hi);
 }
 

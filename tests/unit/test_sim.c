@@ -100,6 +100,31 @@ static void test_compute_bound(void)
 	CHECK(r.rounds >= (uint64_t)(30 / (1.78 * 1.5)) - 1 && r.rounds <= (uint64_t)(30 / (0.88 * 1.5)));
 }
 
+/* The control's direction: the more bandwidth, the more bits arrive in
+ * time; at 100 Mbit/s only qbar's 4 bits, near 32 when the links are
+ * fast; qbar is a floor. */
+static void test_aqgb_adapts(void)
+{
+	static const double links[] = { 1e8, 1e9, 2.5e9, 1e10, 1e11 };
+	struct gt_sim_config c = paper(GT_SIM_AQGB, 0, 20);
+	struct gt_sim_result r;
+	double prev = 0;
+
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		c.link_bps = links[i];
+		CHECK_RC(gt_sim_run(&c, NULL, &r), 0);
+		CHECK(r.bits_per_value >= prev);
+		prev = r.bits_per_value;
+		if (i == 0)
+			CHECK(fabs(r.bits_per_value - 4) < 1e-12);
+	}
+	CHECK(prev > 31 && prev <= 32);
+	c.link_bps = 2.5e9;
+	c.qbar = 0.25;
+	CHECK_RC(gt_sim_run(&c, NULL, &r), 0);
+	CHECK(r.bits_per_value >= 8);
+}
+
 static void test_invalid(void)
 {
 	struct gt_sim_config c = paper(GT_SIM_FIXED, 32, 10);
@@ -129,6 +154,7 @@ int main(int argc, char **argv)
 	RUN(test_deterministic);
 	RUN(test_comm_bound_by_hand);
 	RUN(test_compute_bound);
+	RUN(test_aqgb_adapts);
 	RUN(test_invalid);
 	return check_done("test_sim");
 }

@@ -160,6 +160,8 @@ static int model_bytes(const struct allreduce_model_opts *o, double *ret)
 	for (size_t i = 0; i < n; i++)
 		*ret += (double)t[i].count * t[i].size;
 	gt_model_tensors_free(t, n);
+	if (!(*ret > 0))
+		return gt_error("%s: the gradients hold no values", o->file);
 	return 0;
 }
 

@@ -179,6 +179,20 @@ const struct argp simulate_argp = {
 	NULL, NULL, NULL
 };
 
+/* Empty tensors make no block. */
+static void drop_empty(struct gt_model_tensor *t, size_t *n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		if (t[i].count)
+			t[k++] = t[i];
+		else
+			free(t[i].name);
+	}
+	*n = k;
+}
+
 /* Blocks from a trace's gradients: neighbours merged into @want blocks of
  * about equal size (0: one per tensor); compute shared by size. */
 static int trace_blocks(const char *path, long want, struct gt_sim_block **ret, size_t *n_ret)
@@ -191,6 +205,7 @@ static int trace_blocks(const char *path, long want, struct gt_sim_block **ret, 
 
 	if (gt_model_tensors(path, &t, &n) < 0)
 		return -1;
+	drop_empty(t, &n);
 	nb = want && (size_t)want < n ? (size_t)want : n;
 	if (n > GT_SIM_MAX_BLOCKS && !want) {
 		gt_model_tensors_free(t, n);
@@ -199,6 +214,10 @@ static int trace_blocks(const char *path, long want, struct gt_sim_block **ret, 
 	}
 	for (size_t i = 0; i < n; i++)
 		total += (double)t[i].count;
+	if (!(total > 0)) {
+		gt_model_tensors_free(t, n);
+		return gt_error("%s: the gradients hold no values", path);
+	}
 	b = xcalloc(nb, sizeof(*b));
 	for (size_t i = 0; i < n; i++) {
 		acc += (double)t[i].count;

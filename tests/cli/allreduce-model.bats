@@ -99,6 +99,9 @@ speeds() {
 	[ -z "$output" ]
 	run -1 --separate-stderr gtool allreduce-model --from nope.json --bytes 1M
 	[ "$stderr" = "gtool allreduce-model: nope.json: No such file or directory" ]
+	make_npy empty.npy '<f4' False '(0,)'
+	run -1 --separate-stderr gtool allreduce-model --from "$BENCH" empty.npy
+	[ "$stderr" = "gtool allreduce-model: empty.npy: the gradients hold no values" ]
 	printf '\000\000\000' > empty.f32
 	run -1 --separate-stderr gtool allreduce-model --from "$BENCH" empty.f32
 	[[ $stderr == "gtool allreduce-model: empty.f32: "* ]]

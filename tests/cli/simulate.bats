@@ -119,6 +119,9 @@ load helpers
 	run -1 --separate-stderr gtool simulate --blocks-from nope.h5
 	[ "$stderr" = "gtool simulate: nope.h5: No such file or directory" ]
 	[ -z "$output" ]
+	make_npy empty.npy '<f4' False '(0,)'
+	run -1 --separate-stderr gtool simulate --blocks-from empty.npy
+	[ "$stderr" = "gtool simulate: empty.npy: the gradients hold no values" ]
 	run -1 --separate-stderr gtool simulate --chunk 1 --duration 1
 	[ "$stderr" = "gtool simulate: 32bit: cannot simulate this setting: too many chunks per round (raise --chunk)" ]
 	[ -z "$output" ]

@@ -97,8 +97,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 const struct argp allreduce_model_argp = {
-	options, parse_opt, "--from BENCH.json [OPTION...] FILE\n"
-	"--from BENCH.json --bytes N [OPTION...]",
+	options, parse_opt, "--from BENCH.json FILE\n--from BENCH.json --bytes N",
 	"GComp's Figure 10 as a model: the time of a ring allreduce of the "
 	"gradients of FILE (the first step of a trace; --bytes instead) with each "
 	"codec measured by gtool bench, compressing before each send and "

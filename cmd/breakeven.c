@@ -57,7 +57,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 const struct argp breakeven_argp = {
-	options, parse_opt, "--from BENCH.json [OPTION...]",
+	options, parse_opt, "--from BENCH.json",
 	"Seed 003's break-even model (§3.3, Eq. 1-4): for each link speed and "
 	"each codec measured by gtool bench, the smallest compression factor "
 	"k_min = 1 / (1 - B (1/Tc + 1/Td)) that pays for compressing at Tc and "

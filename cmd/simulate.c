@@ -164,7 +164,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 const struct argp simulate_argp = {
-	options, parse_opt, "[OPTION...]",
+	options, parse_opt, NULL,
 	"AQGB's setting (§4-§5 of the AQGB paper) as a discrete-event simulation: "
 	"M workers on one switch broadcast each gradient block to the others as "
 	"it is made, sharing the links max-min fairly, with no quantization "

@@ -118,4 +118,13 @@ struct gt_sim_result {
 int gt_sim_run(const struct gt_sim_config *c, struct gt_sim_worker *w,
 	       struct gt_sim_result *r);
 
+/*
+ * gt_sim_maxmin - the max-min fair rates the simulation gives flows:
+ * @m workers, each with an uplink and a downlink of @link_bps; flow
+ * s -> d (s != d) is active when @active[s * m + d] is non-zero.  Writes
+ * @rate[s * m + d] in bits/s (0 for inactive flows and s = d).  For tests
+ * and for the curious.  @return 0, GT_ERR(INVAL), GT_ERR(NOMEM).
+ */
+int gt_sim_maxmin(unsigned m, double link_bps, const unsigned char *active, double *rate);
+
 #endif

@@ -95,54 +95,95 @@ static uint64_t chunk_values(const struct sim *S, unsigned j, unsigned c)
 
 /* ---- the network: max-min fair rates by progressive filling ---------- */
 
-static void freeze(struct sim *S, unsigned s, unsigned d, double rate)
+struct links {
+	unsigned m;
+	double *cap;   /* 2m: capacity left while filling */
+	unsigned *cnt; /* 2m: unfrozen flows per link */
+	struct flow *f;
+};
+
+static void freeze(struct links *L, unsigned s, unsigned d, double rate)
 {
-	struct flow *f = &S->f[(size_t)s * S->m + d];
+	struct flow *f = &L->f[(size_t)s * L->m + d];
 
 	if (!f->active || f->frozen)
 		return;
 	f->frozen = 1;
 	f->rate = rate;
-	S->cap[s] = fmax(0, S->cap[s] - rate);
-	S->cap[S->m + d] = fmax(0, S->cap[S->m + d] - rate);
-	S->cnt[s]--;
-	S->cnt[S->m + d]--;
+	L->cap[s] = fmax(0, L->cap[s] - rate);
+	L->cap[L->m + d] = fmax(0, L->cap[L->m + d] - rate);
+	L->cnt[s]--;
+	L->cnt[L->m + d]--;
 }
 
-static void fill_rates(struct sim *S)
+/* Links 0 .. m-1 are the uplinks, m .. 2m-1 the downlinks, all of
+ * capacity @c; the link with the smallest fair share fixes the rate of
+ * its flows, until every flow has one. */
+static void maxmin(struct links *L, double c)
 {
-	const unsigned m = S->m;
+	const unsigned m = L->m;
 
 	for (unsigned l = 0; l < 2 * m; l++) {
-		S->cap[l] = S->c->link_bps;
-		S->cnt[l] = 0;
+		L->cap[l] = c;
+		L->cnt[l] = 0;
 	}
 	for (unsigned s = 0; s < m; s++)
 		for (unsigned d = 0; d < m; d++)
-			if (S->f[s * m + d].active) {
-				S->f[s * m + d].frozen = 0;
-				S->cnt[s]++;
-				S->cnt[m + d]++;
+			if (L->f[s * m + d].active) {
+				L->f[s * m + d].frozen = 0;
+				L->cnt[s]++;
+				L->cnt[m + d]++;
 			}
 	for (;;) {
 		double best = INFINITY;
 		unsigned bl = 0;
 
 		for (unsigned l = 0; l < 2 * m; l++)
-			if (S->cnt[l] && S->cap[l] / S->cnt[l] < best) {
-				best = S->cap[l] / S->cnt[l];
+			if (L->cnt[l] && L->cap[l] / L->cnt[l] < best) {
+				best = L->cap[l] / L->cnt[l];
 				bl = l;
 			}
 		if (isinf(best))
 			break;
 		for (unsigned k = 0; k < m; k++) {
 			if (bl < m)
-				freeze(S, bl, k, best);
+				freeze(L, bl, k, best);
 			else
-				freeze(S, k, bl - m, best);
+				freeze(L, k, bl - m, best);
 		}
 	}
+}
+
+static void fill_rates(struct sim *S)
+{
+	struct links L = { S->m, S->cap, S->cnt, S->f };
+
+	maxmin(&L, S->c->link_bps);
 	S->dirty = 0;
+}
+
+int gt_sim_maxmin(unsigned m, double link_bps, const unsigned char *active, double *rate)
+{
+	struct links L = { m, calloc(2 * (size_t)m, sizeof(double)),
+			   calloc(2 * (size_t)m, sizeof(unsigned)),
+			   calloc((size_t)m * m, sizeof(struct flow)) };
+	int rc = 0;
+
+	if (!m || m > GT_SIM_MAX_WORKERS || !(link_bps > 0)) {
+		rc = GT_ERR(INVAL);
+	} else if (!L.cap || !L.cnt || !L.f) {
+		rc = GT_ERR(NOMEM);
+	} else {
+		for (size_t i = 0; i < (size_t)m * m; i++)
+			L.f[i].active = active[i] && i / m != i % m;
+		maxmin(&L, link_bps);
+		for (size_t i = 0; i < (size_t)m * m; i++)
+			rate[i] = L.f[i].active ? L.f[i].rate : 0;
+	}
+	free(L.cap);
+	free(L.cnt);
+	free(L.f);
+	return rc;
 }
 
 /* ---- compute times ------------------------------------------------------ */

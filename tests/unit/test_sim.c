@@ -125,6 +125,37 @@ static void test_aqgb_adapts(void)
 	CHECK(r.bits_per_value >= 8);
 }
 
+/* Progressive filling by hand.  C = 1; flows 0->1, 0->2, 0->3, 1->3:
+ * uplink 0 has the smallest fair share, 1/3, for its three flows; the
+ * downlink of 3 then has 2/3 left for 1->3, which its uplink allows. */
+static void test_maxmin_by_hand(void)
+{
+	unsigned char on[16] = { 0 };
+	double rate[16];
+
+	on[0 * 4 + 1] = on[0 * 4 + 2] = on[0 * 4 + 3] = on[1 * 4 + 3] = 1;
+	CHECK_RC(gt_sim_maxmin(4, 1, on, rate), 0);
+	CHECK(fabs(rate[1] - 1.0 / 3) < 1e-15 && fabs(rate[2] - 1.0 / 3) < 1e-15);
+	CHECK(fabs(rate[3] - 1.0 / 3) < 1e-15 && fabs(rate[7] - 2.0 / 3) < 1e-15);
+	CHECK(fabs(rate[4]) < 1e-300 && fabs(rate[0]) < 1e-300);
+	/* add 2->3 and 1->2: downlink 3 (3 flows) is the bottleneck at 1/3;
+	 * then uplink 1 has 2/3 left for 1->2, downlink 2 has 2/3 left for
+	 * 1->2 with 0->2 frozen at 1/3: 1->2 gets 2/3 */
+	on[2 * 4 + 3] = on[1 * 4 + 2] = 1;
+	CHECK_RC(gt_sim_maxmin(4, 2.5e9, on, rate), 0);
+	for (unsigned i = 0; i < 16; i++) {
+		const double want = i == 1 * 4 + 2 ? 2.0 / 3 : on[i] ? 1.0 / 3 : 0;
+
+		CHECK(fabs(rate[i] - 2.5e9 * want) < 1e-6);
+	}
+	/* every link carries at most its capacity */
+	memset(on, 1, sizeof(on));
+	CHECK_RC(gt_sim_maxmin(4, 1, on, rate), 0);
+	for (unsigned i = 0; i < 16; i++)
+		CHECK(fabs(rate[i] - (i / 4 == i % 4 ? 0 : 1.0 / 3)) < 1e-15);
+	CHECK_RC(gt_sim_maxmin(0, 1, on, rate), GT_ERR(INVAL));
+}
+
 static void test_invalid(void)
 {
 	struct gt_sim_config c = paper(GT_SIM_FIXED, 32, 10);
@@ -155,6 +186,7 @@ int main(int argc, char **argv)
 	RUN(test_comm_bound_by_hand);
 	RUN(test_compute_bound);
 	RUN(test_aqgb_adapts);
+	RUN(test_maxmin_by_hand);
 	RUN(test_invalid);
 	return check_done("test_sim");
 }

@@ -4,11 +4,11 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD ?= build
 CC ?= cc
-PKGS = hdf5 libzstd zlib fftw3 fftw3f
+PKGS = hdf5 libzstd zlib fftw3 fftw3f jansson
 
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
 DEB_PKGS = gcc make pkg-config libhdf5-dev hdf5-tools libzstd-dev zstd zlib1g-dev libfftw3-dev \
-	bats clang libxml2-utils bc time libopenmpi-dev openmpi-bin
+	bats clang libxml2-utils bc time libopenmpi-dev openmpi-bin libjansson-dev jq
 
 WARN = -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align \
 	-Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \
@@ -37,7 +37,8 @@ obj = $(patsubst %.c,$(1)/obj/%.o,$(2))
 LIB_OBJ := $(call obj,$(BUILD),$(LIB_SRC))
 CORE_OBJ := $(call obj,$(BUILD),$(FMT_SRC) $(ANA_SRC))
 CMD_OBJ := $(call obj,$(BUILD),$(CMD_SRC))
-COMMANDS := $(shell sed -n 's/^\tX(\([a-z_]*\)).*/\1/p' cmd/cmds.h)
+# X(allreduce_model) is the command allreduce-model
+COMMANDS := $(shell sed -n 's/^\tX(\([a-z_]*\)).*/\1/p' cmd/cmds.h | tr _ -)
 LINKS := $(addprefix $(BUILD)/gtool-,$(COMMANDS))
 # Open MPI: `gtool allreduce` runs $(BUILD)/gtool-mpi, built by mpicc when
 # it is found (MPI=auto), always (MPI=1) or never (MPI=0).  libmpi stays out

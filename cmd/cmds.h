@@ -13,6 +13,8 @@
 #define GT_COMMANDS(X)                                                  \
 	X(adapt)                                                        \
 	X(allreduce)                                                    \
+	X(allreduce_model)                                              \
+	X(breakeven)                                                    \
 	X(compress)                                                     \
 	X(decompress)                                                   \
 	X(error)                                                        \
@@ -20,6 +22,7 @@
 	X(hist)                                                         \
 	X(huffman)                                                      \
 	X(ls)                                                           \
+	X(simulate)                                                     \
 	X(stats)
 
 #define X(n) int cmd_##n(int argc, char **argv); extern const struct argp n##_argp;

@@ -29,13 +29,19 @@ struct command {
 static const struct command commands[] = {
 	{ "adapt", cmd_adapt, &adapt_argp, "replay GraVAC's adaptive compression over a trace" },
 	{ "allreduce", cmd_allreduce, &allreduce_argp, "compressed ring allreduce over MPI ranks (mpirun)" },
+	{ "allreduce-model", cmd_allreduce_model, &allreduce_model_argp,
+	  "ring allreduce with each codec against none (GComp Fig. 10)" },
+	{ "breakeven", cmd_breakeven, &breakeven_argp,
+	  "which codecs pay off on which links (seed 003, Eq. 4)" },
 	{ "compress", cmd_compress, &compress_argp, "compress tensors into a .gtz file" },
 	{ "decompress", cmd_decompress, &decompress_argp, "decompress a .gtz file to HDF5, .npy or raw" },
 	{ "error", cmd_error, &error_argp, "reconstruction error and update fidelity of A against B" },
 	{ "gain", cmd_gain, &gain_argp, "compression gain of a lossy codec, with error feedback" },
 	{ "hist", cmd_hist, &hist_argp, "exponent histogram as bars, a table or an SVG chart" },
-	{ "huffman", cmd_huffman, &huffman_argp, "build, show and apply exponent Huffman tables" },
+	{ "huffman", cmd_huffman, &huffman_argp, "build, show, apply and replay exponent Huffman tables" },
 	{ "ls", cmd_ls, &ls_argp, "list the tensors of an HDF5, .npy, raw or .gtz file" },
+	{ "simulate", cmd_simulate, &simulate_argp,
+	  "AQGB's quantized broadcast, simulated: rounds, ROW, T_wait" },
 	{ "stats", cmd_stats, &stats_argp, "statistics per tensor and in total" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,4 +1,4 @@
-/* huffman.c - `gtool huffman build|show|apply`: static exponent tables */
+/* huffman.c - `gtool huffman build|show|apply|replay`: static and dynamic exponent tables */
 #include <argp.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include "../lib/banned.h"
 
 struct huffman_opts {
-	const char *action;   /* build, show, apply */
+	const char *action;   /* build, show, apply, replay */
 	char **files;
 	size_t nfiles;
 	const char *output, *table;
@@ -23,20 +23,24 @@ struct huffman_opts {
 	size_t ndatasets;
 	struct gt_source_opts src;
 	enum gt_fmt fmt;
-	long maxlen;
+	long maxlen, refresh;
 	enum gt_huff_method method;
 	int force, verbose;
 };
 
-enum { OPT_TABLE = 256, OPT_FORMAT, OPT_DTYPE, OPT_MAXLEN, OPT_METHOD };
+enum { OPT_TABLE = 256, OPT_FORMAT, OPT_DTYPE, OPT_MAXLEN, OPT_METHOD, OPT_REFRESH };
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "build: the table file to write (.ght)", 0 },
-	{ "table", OPT_TABLE, "FILE", 0, "apply: the table to measure", 0 },
+	{ "table", OPT_TABLE, "FILE", 0, "apply: the table to measure; replay: the "
+	  "static table (default: built from the first step)", 0 },
+	{ "refresh", OPT_REFRESH, "N", 0, "replay: rebuild the dynamic table every N "
+	  "training steps (default 50)", 0 },
 	{ "dataset", 'd', "PATTERN", 0, "only datasets matching PATTERN (repeatable; "
 	  "default: the gradients of a trace, else every float dataset)", 0 },
-	{ "maxlen", OPT_MAXLEN, "N", 0, "build: longest code n_theta, 1-15 (default 12)", 0 },
-	{ "method", OPT_METHOD, "M", 0, "build: best, gcomp or pm (default best)", 0 },
+	{ "maxlen", OPT_MAXLEN, "N", 0, "build, replay: longest code n_theta, 1-15 "
+	  "(default 12)", 0 },
+	{ "method", OPT_METHOD, "M", 0, "build, replay: best, gcomp or pm (default best)", 0 },
 	{ "dtype", OPT_DTYPE, "DTYPE", 0, "dtype of raw input", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0, "table, csv, tsv, json, markdown", 0 },
 	{ "force", 'f', NULL, 0, "build: overwrite an existing table file", 0 },
@@ -58,6 +62,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'o': o->output = arg; break;
 	case OPT_TABLE: o->table = arg; break;
+	case OPT_REFRESH:
+		if (gt_parse_int(arg, 1, __LONG_MAX__, &o->refresh) < 0)
+			argp_error(state, "invalid refresh '%s': expected a number of steps >= 1", arg);
+		break;
 	case 'd': push(&o->datasets, &o->ndatasets, arg); break;
 	case OPT_MAXLEN:
 		if (gt_parse_int(arg, GT_HUFF_MAXLEN_MIN, GT_HUFF_MAXLEN_MAX, &o->maxlen) < 0)
@@ -79,8 +87,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'q': gt_msg_set_quiet(1); break;
 	case ARGP_KEY_ARG:
 		if (!o->action) {
-			if (strcmp(arg, "build") && strcmp(arg, "show") && strcmp(arg, "apply"))
-				argp_error(state, "unknown action '%s': expected build, show or apply", arg);
+			if (strcmp(arg, "build") && strcmp(arg, "show") && strcmp(arg, "apply") &&
+			    strcmp(arg, "replay"))
+				argp_error(state, "unknown action '%s': expected build, show, apply "
+					   "or replay", arg);
 			o->action = arg;
 		} else {
 			push(&o->files, &o->nfiles, arg);
@@ -95,6 +105,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "apply needs --table FILE");
 		if (!strcmp(o->action, "show") && o->nfiles != 1)
 			argp_error(state, "show takes one table file");
+		if (!strcmp(o->action, "replay") && o->nfiles != 1)
+			argp_error(state, "replay takes one trace");
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
@@ -105,13 +117,17 @@ const struct argp huffman_argp = {
 	options, parse_opt,
 	"build [OPTION...] -o TABLE.ght FILE...\n"
 	"show [OPTION...] TABLE.ght\n"
-	"apply [OPTION...] --table TABLE.ght FILE...",
+	"apply [OPTION...] --table TABLE.ght FILE...\n"
+	"replay [OPTION...] [--refresh N] [--table TABLE.ght] TRACE",
 	"Static exponent Huffman tables (the GComp paper's prior knowledge, §4.4).\v"
 	"build: count the exponent symbols of FILE... and write a length-limited "
 	"table with an escape code.  show: each symbol's count, share, code length "
 	"and code.  apply: per tensor, the exponent bits per value with the table, "
 	"with the tensor's own optimal table, and the token entropy, and the share "
-	"of values escaped.",
+	"of values escaped.  replay: GComp §7.3 over the steps of a trace: the "
+	"exponent bits per value of each step's gradients with a static table "
+	"(from the first step, or --table) and with a dynamic table rebuilt every "
+	"N training steps, against their entropy, and the mean over the steps.",
 	NULL, NULL, NULL
 };
 
@@ -454,9 +470,187 @@ static int run_apply(const struct huffman_opts *o)
 	return rc;
 }
 
+/* ---- replay: static against dynamic tables over the steps (GComp §7.3) --- */
+
+struct replay {
+	struct gt_huff_table *stat, *dyn, *own;
+	struct gt_huff_hist *h, *prev;
+	struct gt_table *tab;
+	void *buf;
+	unsigned maxlen;
+	enum gt_huff_method method;
+	double n, bits[4]; /* totals: values; static, dynamic, own, entropy bits */
+};
+
+/* Exponent bits of @h coded with @t: codes, escapes, run lengths. */
+static int exp_bits(const struct gt_huff_table *t, const struct gt_huff_hist *h, double *ret)
+{
+	uint64_t bits = 0, esc = 0;
+
+	if (t->dtype != h->dtype || gt_huff_cost(t, h, &bits, &esc) < 0)
+		return -1;
+	*ret = (double)(bits - mantissa_bits(t, h));
+	return 0;
+}
+
+/* The histogram of every gradient of step @st. */
+static int step_hist(struct input *in, const struct gt_trace_step *st, const char *file,
+		     struct gt_huff_hist *h, void *buf)
+{
+	int rc = 0;
+
+	for (size_t k = 0; k < st->n_grads && rc >= 0; k++) {
+		if (!k)
+			gt_huff_hist_init(h, gt_source_info(in->src, st->grads[k])->dtype);
+		rc = hist_tensor(in, st->grads[k], file, h, buf);
+	}
+	if (rc >= 0 && !st->n_grads)
+		rc = gt_error("%s: %s has no gradients", file, st->group);
+	return rc;
+}
+
+static void replay_row(struct replay *r, const char *step, const double *bits,
+		       double n, enum gt_dtype dt, const char *refreshed)
+{
+	const double full = 8.0 * gt_dtype_size(dt);
+
+	gt_table_str(r->tab, step);
+	gt_table_num(r->tab, n, 12);
+	for (int k = 0; k < 4; k++)
+		gt_table_num(r->tab, bits[k] / n, 5);
+	gt_table_pct(r->tab, 100 * bits[0] / n / full);
+	gt_table_pct(r->tab, 100 * bits[1] / n / full);
+	gt_table_str(r->tab, refreshed);
+}
+
+/* Step @i of @tr: refresh the dynamic table when a multiple of @refresh
+ * lies in (previous step, this step], then measure every table. */
+static int replay_step(struct replay *r, const struct gt_trace *tr, size_t i, long refresh,
+		       const char *file)
+{
+	const struct gt_trace_step *st = gt_trace_step(tr, i);
+	const char *refreshed = i ? "no" : "initial";
+	double bits[4];
+	char name[32];
+
+	if (i && st->step / refresh > gt_trace_step(tr, i - 1)->step / refresh) {
+		if (gt_huff_build(r->dyn, r->prev, r->maxlen, r->method, GT_HUFF_STATIC) < 0)
+			return gt_error("%s: %s: cannot build a table", file, st->group);
+		refreshed = "yes";
+	}
+	if (gt_huff_build(r->own, r->h, r->maxlen, GT_HUFF_BEST, 0) < 0)
+		return gt_error("%s: %s: cannot build a table", file, st->group);
+	if (exp_bits(r->stat, r->h, &bits[0]) < 0 || exp_bits(r->dyn, r->h, &bits[1]) < 0 ||
+	    exp_bits(r->own, r->h, &bits[2]) < 0)
+		return gt_error("%s: %s: %s gradients, a table for %s", file, st->group,
+				gt_dtype_name(r->h->dtype), gt_dtype_name(r->stat->dtype));
+	bits[3] = gt_huff_entropy(r->h) + (double)r->h->run_bits;
+	snprintf(name, sizeof(name), "%ld", st->step);
+	replay_row(r, name, bits, (double)r->h->n, r->h->dtype, refreshed);
+	r->n += (double)r->h->n;
+	for (int k = 0; k < 4; k++)
+		r->bits[k] += bits[k];
+	return 0;
+}
+
+/* The static table: --table, or built from the first step's histogram. */
+static int replay_table(const struct huffman_opts *o, struct replay *r)
+{
+	struct gt_ght g;
+	struct gt_diag d = { "" };
+	int rc = 0;
+
+	if (!o->table) {
+		if (gt_huff_build(r->stat, r->h, r->maxlen, o->method, GT_HUFF_STATIC) < 0)
+			return gt_error("%s: cannot build a table", o->files[0]);
+		return 0;
+	}
+	if (gt_ght_read(o->table, &g, &d) < 0)
+		return gt_error("%s: %s", o->table, d.msg);
+	if (gt_huff_load(r->stat, g.table, g.table_len, GT_HUFF_STATIC) < 0)
+		rc = gt_error("%s: impossible code table", o->table);
+	gt_ght_release(&g);
+	return rc;
+}
+
+static void replay_columns(struct gt_table *tab)
+{
+	static const char *const cols[] = {
+		"step", "values", "static_bits_per_value", "dynamic_bits_per_value",
+		"own_bits_per_value", "entropy_bits_per_value", "static_pct", "dynamic_pct",
+		"refreshed",
+	};
+
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+		gt_table_col(tab, cols[c]);
+}
+
+static int replay_steps(const struct huffman_opts *o, struct input *in,
+			const struct gt_trace *tr, struct replay *r)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < gt_trace_nsteps(tr) && rc >= 0; i++) {
+		struct gt_huff_hist *t;
+
+		rc = step_hist(in, gt_trace_step(tr, i), o->files[0], r->h, r->buf);
+		if (rc >= 0 && !i)
+			rc = replay_table(o, r);
+		if (rc >= 0 && !i)
+			*r->dyn = *r->stat;
+		if (rc >= 0)
+			rc = replay_step(r, tr, i, o->refresh, o->files[0]);
+		t = r->prev;
+		r->prev = r->h;
+		r->h = t;
+	}
+	if (rc >= 0)
+		replay_row(r, "mean", r->bits, r->n, r->stat->dtype, "");
+	return rc;
+}
+
+static int run_replay(const struct huffman_opts *o)
+{
+	struct replay r = { .maxlen = o->maxlen ? (unsigned)o->maxlen : GT_HUFF_MAXLEN_DEFAULT,
+			    .method = o->method };
+	struct gt_trace *tr = NULL;
+	struct gt_diag d = { "" };
+	struct input in = { NULL, NULL };
+	int rc = 0;
+
+	if (gt_source_open(o->files[0], &o->src, &in.src, &d) < 0)
+		return gt_error("%s: %s", o->files[0], d.msg);
+	if (gt_trace_open(in.src, &tr, &d) < 0 || !gt_trace_nsteps(tr)) {
+		rc = gt_error("%s: not a trace (no step groups with gradients)", o->files[0]);
+		goto out;
+	}
+	r.stat = xcalloc(1, sizeof(*r.stat));
+	r.dyn = xcalloc(1, sizeof(*r.dyn));
+	r.own = xcalloc(1, sizeof(*r.own));
+	r.h = xcalloc(1, sizeof(*r.h));
+	r.prev = xcalloc(1, sizeof(*r.prev));
+	r.buf = xmalloc((size_t)READ_VALUES * 8);
+	r.tab = gt_table_new(o->fmt);
+	replay_columns(r.tab);
+	rc = replay_steps(o, &in, tr, &r);
+	if (rc >= 0)
+		gt_table_print(r.tab, stdout);
+	gt_table_free(r.tab);
+	free(r.stat);
+	free(r.dyn);
+	free(r.own);
+	free(r.h);
+	free(r.prev);
+	free(r.buf);
+out:
+	gt_trace_free(tr);
+	gt_source_free(in.src);
+	return rc;
+}
+
 int cmd_huffman(int argc, char **argv)
 {
-	struct huffman_opts o = { .method = GT_HUFF_BEST };
+	struct huffman_opts o = { .method = GT_HUFF_BEST, .refresh = 50 };
 	int rc = gt_argp_parse(&huffman_argp, argc, argv, &o);
 
 	if (!rc) {
@@ -464,6 +658,8 @@ int cmd_huffman(int argc, char **argv)
 			rc = run_build(&o) < 0;
 		else if (!strcmp(o.action, "show"))
 			rc = run_show(&o) < 0;
+		else if (!strcmp(o.action, "replay"))
+			rc = run_replay(&o) < 0;
 		else
 			rc = run_apply(&o) < 0;
 	}

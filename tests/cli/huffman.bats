@@ -247,7 +247,7 @@ check_code() {
 
 @test "huffman: usage errors exit 2" {
 	run -2 --separate-stderr gtool huffman frob x
-	[ "${stderr_lines[0]}" = "gtool huffman: unknown action 'frob': expected build, show or apply" ]
+	[ "${stderr_lines[0]}" = "gtool huffman: unknown action 'frob': expected build, show, apply or replay" ]
 	[ "${stderr_lines[1]}" = "Try \`gtool huffman --help' or \`gtool huffman --usage' for more information." ]
 	run -2 --separate-stderr gtool huffman build "$SAMPLES/grads.f32"
 	[ "${stderr_lines[0]}" = "gtool huffman: build needs -o FILE" ]
@@ -262,4 +262,76 @@ check_code() {
 	run -2 --separate-stderr gtool huffman
 	[[ ${stderr_lines[0]} == "Usage: gtool huffman "* ]]
 	[ ! -e x.ght ]
+}
+
+# apply_mean TABLE STEP FILE - the exponent bits per value of STEP's
+# gradients with TABLE, from `huffman apply`'s per-tensor rows (awk)
+apply_mean() {
+	gtool huffman apply --table "$1" -d "/$2/grad/*" --format tsv "$3" |
+		awk -F'\t' 'NR > 1 { b += $3 * $4; n += $3 } END { printf "%.12g\n", b / n }'
+}
+
+@test "huffman replay: static and dynamic bits are what apply measures with those tables" {
+	run -0 --separate-stderr gtool huffman replay --refresh 50 --format tsv "$SAMPLES/cnn_adam.h5"
+	[ -z "$stderr" ]
+	printf '%s\n' "$output" > replay.tsv
+	[ "${lines[0]}" = "$(printf 'step\tvalues\tstatic_bits_per_value\tdynamic_bits_per_value\town_bits_per_value\tentropy_bits_per_value\tstatic_pct\tdynamic_pct\trefreshed')" ]
+	# steps 1, 10, 50, 200, 500: refreshed at 50, 100 and 500 from the step before
+	run -0 cut -f1,9 replay.tsv
+	[ "$(tr '\n\t' ' :' <<< "$output")" = "step:refreshed 1:initial 10:no 50:yes 200:yes 500:yes mean: " ]
+	gtool huffman build -d '/step_000001/grad/*' -o s1.ght "$SAMPLES/cnn_adam.h5"
+	gtool huffman build -d '/step_000010/grad/*' -o s10.ght "$SAMPLES/cnn_adam.h5"
+	gtool huffman build -d '/step_000200/grad/*' -o s200.ght "$SAMPLES/cnn_adam.h5"
+	want_static=$(apply_mean s1.ght step_000200 "$SAMPLES/cnn_adam.h5")
+	want_dyn50=$(apply_mean s10.ght step_000050 "$SAMPLES/cnn_adam.h5")
+	want_dyn500=$(apply_mean s200.ght step_000500 "$SAMPLES/cnn_adam.h5")
+	run -0 awk -F'\t' -v s="$want_static" -v d50="$want_dyn50" -v d500="$want_dyn500" '
+	function rel(a, b) { d = a - b; if (d < 0) d = -d; return d <= 1e-9 * (a < 0 ? -a : a) }
+	$1 == 200 && !rel($3, s) { print "static " $3 " want " s; bad++ }
+	$1 == 50 && !rel($4, d50) { print "dynamic@50 " $4 " want " d50; bad++ }
+	$1 == 500 && !rel($4, d500) { print "dynamic@500 " $4 " want " d500; bad++ }
+	$1 ~ /^[0-9]+$/ && !rel($7, 100 * $3 / 32) { print "static_pct " $0; bad++ }
+	$1 ~ /^[0-9]+$/ && $5 > $3 + 1e-12 { print "own above static " $0; bad++ }
+	$1 ~ /^[0-9]+$/ && $6 > $5 + 1e-12 { print "entropy above own " $0; bad++ }
+	END { exit bad != 0 }' replay.tsv
+}
+
+@test "huffman replay: the mean row weighs each step by its values" {
+	gtool huffman replay --refresh 100 --format tsv "$SAMPLES/mlp_sgd.h5" > replay.tsv
+	run -0 awk -F'\t' '
+	function rel(a, b) { d = a - b; if (d < 0) d = -d; return d <= 1e-12 * (a < 0 ? -a : a) }
+	NR == 1 { next }
+	$1 != "mean" { n += $2; for (c = 3; c <= 6; c++) s[c] += $2 * $c; next }
+	{
+		if ($2 != n) { print "values " $2 " want " n; bad++ }
+		for (c = 3; c <= 6; c++) if (!rel($c, s[c] / n)) { print "column " c ": " $c " want " s[c] / n; bad++ }
+		rows++
+	}
+	END { exit bad || rows != 1 }' replay.tsv
+}
+
+@test "huffman replay: a refresh beyond the trace keeps the static table; --table replaces it" {
+	run -0 gtool huffman replay --refresh 100000 --format tsv "$SAMPLES/mlp_sgd.h5"
+	run -0 awk -F'\t' 'NR > 1 && ($3 != $4 || ($9 != "no" && $9 != "initial" && $1 != "mean"))' <<< "$output"
+	[ -z "$output" ]
+	gtool huffman build -o all.ght "$SAMPLES/lstm_adamw.h5"
+	want=$(apply_mean all.ght step_000025 "$SAMPLES/lstm_adamw.h5")
+	run -0 gtool huffman replay --table all.ght --format tsv "$SAMPLES/lstm_adamw.h5"
+	run -0 awk -F'\t' -v w="$want" '$1 == 25 { d = $3 - w; if (d < 0) d = -d; exit d > 1e-9 * w }' <<< "$output"
+	run -0 gtool huffman replay --format json "$SAMPLES/lstm_adamw.h5"
+	run -0 jq -r 'length, .[-1].step, .[0].refreshed' <<< "$output"
+	[ "${lines[*]}" = "5 mean initial" ]
+}
+
+@test "huffman replay: errors" {
+	run -2 --separate-stderr gtool huffman replay "$SAMPLES/mlp_sgd.h5" "$SAMPLES/cnn_adam.h5"
+	[ "${stderr_lines[0]}" = "gtool huffman: replay takes one trace" ]
+	run -2 --separate-stderr gtool huffman replay --refresh 0 "$SAMPLES/mlp_sgd.h5"
+	[ "${stderr_lines[0]}" = "gtool huffman: invalid refresh '0': expected a number of steps >= 1" ]
+	run -1 --separate-stderr gtool huffman replay "$SAMPLES/grads.npy"
+	[ "$stderr" = "gtool huffman: $SAMPLES/grads.npy: not a trace (no step groups with gradients)" ]
+	[ -z "$output" ]
+	run -1 --separate-stderr gtool huffman replay --table nope.ght "$SAMPLES/mlp_sgd.h5"
+	[[ $stderr == "gtool huffman: nope.ght: "* ]]
+	[ -z "$output" ]
 }

@@ -1,0 +1,257 @@
+/* netopt.c - link speeds and lists of them for the network-model commands */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "msg.h"
+#include "netopt.h"
+#include "util.h"
+#include "../formats/gt_source.h"
+#include "../formats/gt_trace.h"
+#include "../lib/banned.h"
+
+int gt_parse_rate(const char *s, double *bps_ret)
+{
+	static const char *const units[] = { "", "bit/s", "b/s", "bps" };
+	char *end;
+	double v, mult = 1;
+	size_t u;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v))
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': mult = 1e3; end++; break;
+	case 'M': mult = 1e6; end++; break;
+	case 'G': case 'g': mult = 1e9; end++; break;
+	case 'T': case 't': mult = 1e12; end++; break;
+	default: break;
+	}
+	for (u = 0; u < sizeof(units) / sizeof(units[0]); u++)
+		if (!strcmp(end, units[u]))
+			break;
+	if (u == sizeof(units) / sizeof(units[0]))
+		return -1;
+	v *= mult;
+	if (!(v > 0 && v <= 1e15))
+		return -1;
+	*bps_ret = v;
+	return 0;
+}
+
+const char *gt_rate_name(double bps, char *buf, size_t len)
+{
+	static const struct { double mult; const char *suffix; } steps[] = {
+		{ 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" },
+	};
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		if (bps >= steps[i].mult) {
+			snprintf(buf, len, "%.4g%s", bps / steps[i].mult, steps[i].suffix);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%.4g", bps);
+	return buf;
+}
+
+/* Split @s at commas into a malloc'd copy; each item is handed to @fn. */
+static int each_item(const char *s, size_t cap, size_t *n_ret,
+		     int (*fn)(const char *item, size_t i, void *arg), void *arg)
+{
+	char *copy = xstrdup(s), *p = copy;
+	size_t n = 0;
+	int rc = 0;
+
+	for (;;) {
+		char *comma = strchr(p, ',');
+
+		if (comma)
+			*comma = 0;
+		if (!*p || n == cap || fn(p, n, arg) < 0) {
+			rc = -1;
+			break;
+		}
+		n++;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	free(copy);
+	*n_ret = n;
+	return rc;
+}
+
+static int rate_item(const char *item, size_t i, void *arg)
+{
+	return gt_parse_rate(item, (double *)arg + i);
+}
+
+int gt_parse_rate_list(const char *s, double *v, size_t cap, size_t *n_ret)
+{
+	return each_item(s, cap, n_ret, rate_item, v);
+}
+
+struct count_arg {
+	long min, max, *v;
+};
+
+static int count_item(const char *item, size_t i, void *arg)
+{
+	const struct count_arg *c = arg;
+
+	return gt_parse_int(item, c->min, c->max, c->v + i);
+}
+
+int gt_parse_count_list(const char *s, long min, long max, long *v, size_t cap,
+			size_t *n_ret)
+{
+	struct count_arg c = { min, max, v };
+
+	return each_item(s, cap, n_ret, count_item, &c);
+}
+
+static const struct gt_bench_row *partner(const struct gt_bench_row *rows, size_t n,
+					  const struct gt_bench_row *r,
+					  enum gt_bench_dir dir, size_t *count)
+{
+	const struct gt_bench_row *found = NULL;
+
+	*count = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].direction != dir || rows[i].threads != r->threads ||
+		    strcmp(rows[i].spec, r->spec))
+			continue;
+		if (!found)
+			found = &rows[i];
+		++*count;
+	}
+	return found;
+}
+
+/* Check row @r against the others: one partner, measured once. */
+static int pair_row(const char *path, const struct gt_bench_row *rows, size_t n,
+		    const struct gt_bench_row *r, struct gt_codec_pair *p)
+{
+	const enum gt_bench_dir other = r->direction == GT_BENCH_COMPRESS ?
+		GT_BENCH_DECOMPRESS : GT_BENCH_COMPRESS;
+	const struct gt_bench_row *d;
+	size_t same, count;
+
+	partner(rows, n, r, r->direction, &same);
+	d = partner(rows, n, r, other, &count);
+	if (same > 1 || count > 1)
+		return gt_error("%s: %s with %u thread%s is measured more than once", path,
+				r->spec, r->threads, r->threads == 1 ? "" : "s");
+	if (!d)
+		return gt_error("%s: %s with %u thread%s has no %s entry", path, r->spec,
+				r->threads, r->threads == 1 ? "" : "s",
+				other == GT_BENCH_COMPRESS ? "compress" : "decompress");
+	if (r->direction == GT_BENCH_COMPRESS) {
+		p->comp = r;
+		p->speed.ratio = r->ratio;
+		p->speed.comp_Bps = r->mbps_median * 1e6;
+		p->speed.decomp_Bps = d->mbps_median * 1e6;
+	}
+	return 0;
+}
+
+int gt_bench_pairs(const char *path, struct gt_bench_row **rows_ret,
+		   struct gt_codec_pair **pairs_ret, size_t *n_ret)
+{
+	struct gt_diag d = { "" };
+	struct gt_bench_row *rows;
+	struct gt_codec_pair *pairs;
+	size_t n, np = 0;
+
+	*rows_ret = NULL;
+	*pairs_ret = NULL;
+	*n_ret = 0;
+	if (gt_bench_read(path, &rows, &n, &d) < 0)
+		return gt_error("%s: %s", path, d.msg);
+	if (!n) {
+		free(rows);
+		return gt_error("%s: no bench results", path);
+	}
+	pairs = xcalloc(n, sizeof(*pairs));
+	for (size_t i = 0; i < n; i++) {
+		if (pair_row(path, rows, n, &rows[i], &pairs[np]) < 0) {
+			free(rows);
+			free(pairs);
+			return -1;
+		}
+		np += rows[i].direction == GT_BENCH_COMPRESS;
+	}
+	*rows_ret = rows;
+	*pairs_ret = pairs;
+	*n_ret = np;
+	return 0;
+}
+
+static void add_tensor(struct gt_model_tensor **t, size_t *n,
+		       const struct gt_tensor_info *info)
+{
+	*t = xrealloc(*t, (*n + 1) * sizeof(**t));
+	(*t)[*n].name = xstrdup(info->name);
+	(*t)[*n].count = info->count;
+	(*t)[*n].size = gt_dtype_size(info->dtype);
+	++*n;
+}
+
+/* The first step's gradients of a trace; 0 tensors when @src is not one. */
+static void trace_grads(const struct gt_source *src, struct gt_model_tensor **t,
+			size_t *n)
+{
+	struct gt_trace *tr = NULL;
+	struct gt_diag d = { "" };
+
+	if (gt_source_kind(src) == GT_KIND_HDF5 && gt_trace_open(src, &tr, &d) >= 0 &&
+	    gt_trace_nsteps(tr)) {
+		const struct gt_trace_step *st = gt_trace_step(tr, 0);
+
+		for (size_t k = 0; k < st->n_grads; k++)
+			add_tensor(t, n, gt_source_info(src, st->grads[k]));
+	}
+	gt_trace_free(tr);
+}
+
+int gt_model_tensors(const char *path, struct gt_model_tensor **t_ret, size_t *n_ret)
+{
+	const struct gt_source_opts so = { GT_KIND_AUTO, GT_DT_NONE };
+	struct gt_source *src = NULL;
+	struct gt_diag d = { "" };
+	struct gt_model_tensor *t = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (gt_source_open(path, &so, &src, &d) < 0)
+		return gt_error("%s: %s", path, d.msg);
+	trace_grads(src, &t, &n);
+	for (size_t i = 0; !n && i < gt_source_count(src); i++)
+		if (gt_source_info(src, i)->dtype != GT_DT_NONE)
+			add_tensor(&t, &n, gt_source_info(src, i));
+	/* tensors read only after a scan of the whole list: keep the check here */
+	for (size_t i = 0; i < n && rc >= 0; i++)
+		if (t[i].count == GT_COUNT_UNKNOWN)
+			rc = gt_error("%s: %s: size unknown (a pipe): give a file", path, t[i].name);
+	if (rc >= 0 && !n)
+		rc = gt_error("%s: no floating-point tensors", path);
+	gt_source_free(src);
+	if (rc < 0) {
+		gt_model_tensors_free(t, n);
+		return rc;
+	}
+	*t_ret = t;
+	*n_ret = n;
+	return 0;
+}
+
+void gt_model_tensors_free(struct gt_model_tensor *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(t[i].name);
+	free(t);
+}

@@ -1,0 +1,63 @@
+/* netopt.h - link speeds and lists of them for the network-model commands */
+#ifndef GT_NETOPT_H
+#define GT_NETOPT_H
+
+#include <stddef.h>
+
+/*
+ * gt_parse_rate - a link speed in bits per second: a positive number with
+ * an optional decimal suffix k, M, G or T (10^3 ... 10^12) and an optional
+ * "bit/s", "b/s" or "bps" after it: "2.5G", "10G", "100M", "1e9".
+ * @return 0, -1 when @s is not one (or not in (0, 1e15]).
+ */
+int gt_parse_rate(const char *s, double *bps_ret);
+
+/* The same rate as people write it: "2.5G", "100M", "1.2T", "950". */
+const char *gt_rate_name(double bps, char *buf, size_t len);
+
+/*
+ * gt_parse_rate_list / gt_parse_count_list - a comma-separated list of
+ * rates, or of whole numbers in [@min, @max]: "10G,56G,100G", "4,16,128".
+ * At most @cap items; *@n_ret the count.  @return 0, -1 on a bad item,
+ * an empty item or more than @cap items.
+ */
+int gt_parse_rate_list(const char *s, double *v, size_t cap, size_t *n_ret);
+int gt_parse_count_list(const char *s, long min, long max, long *v, size_t cap,
+			size_t *n_ret);
+
+#endif
+
+#include "../analysis/gt_breakeven.h"
+#include "../formats/gt_bench.h"
+
+/* A codec measured both ways by `gtool bench` at one thread count. */
+struct gt_codec_pair {
+	const struct gt_bench_row *comp; /* the compress row */
+	struct gt_codec_speed speed;     /* ratio, bytes/s both ways */
+};
+
+/*
+ * gt_bench_pairs - read @path (gtool bench --format json) into @rows_ret
+ * and pair each compress row with the decompress row of the same spec and
+ * thread count, in the order of the compress rows.  Errors are printed
+ * ("FILE: what") and return -1: an unreadable file, a row with no
+ * partner, a spec measured twice, no rows.  Caller frees both arrays.
+ */
+int gt_bench_pairs(const char *path, struct gt_bench_row **rows_ret,
+		   struct gt_codec_pair **pairs_ret, size_t *n_ret);
+
+/* A gradient tensor of a model, as the network models see it. */
+struct gt_model_tensor {
+	char *name;     /* malloc'd */
+	uint64_t count; /* values */
+	unsigned size;  /* bytes per value */
+};
+
+/*
+ * gt_model_tensors - the gradients of the first step of the trace @path
+ * (in the file's order), or every float tensor when @path is not a trace.
+ * Errors are printed ("FILE: what") and return -1: unreadable, no float
+ * tensor, a count unknown (a pipe).  Free with gt_model_tensors_free().
+ */
+int gt_model_tensors(const char *path, struct gt_model_tensor **t_ret, size_t *n_ret);
+void gt_model_tensors_free(struct gt_model_tensor *t, size_t n);

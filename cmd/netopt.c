@@ -12,36 +12,6 @@
 #include "../formats/gt_trace.h"
 #include "../lib/banned.h"
 
-int gt_parse_rate(const char *s, double *bps_ret)
-{
-	static const char *const units[] = { "", "bit/s", "b/s", "bps" };
-	char *end;
-	double v, mult = 1;
-	size_t u;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v))
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': mult = 1e3; end++; break;
-	case 'M': mult = 1e6; end++; break;
-	case 'G': case 'g': mult = 1e9; end++; break;
-	case 'T': case 't': mult = 1e12; end++; break;
-	default: break;
-	}
-	for (u = 0; u < sizeof(units) / sizeof(units[0]); u++)
-		if (!strcmp(end, units[u]))
-			break;
-	if (u == sizeof(units) / sizeof(units[0]))
-		return -1;
-	v *= mult;
-	if (!(v > 0 && v <= 1e15))
-		return -1;
-	*bps_ret = v;
-	return 0;
-}
-
 const char *gt_rate_name(double bps, char *buf, size_t len)
 {
 	static const struct { double mult; const char *suffix; } steps[] = {

@@ -4,13 +4,7 @@
 
 #include <stddef.h>
 
-/*
- * gt_parse_rate - a link speed in bits per second: a positive number with
- * an optional decimal suffix k, M, G or T (10^3 ... 10^12) and an optional
- * "bit/s", "b/s" or "bps" after it: "2.5G", "10G", "100M", "1e9".
- * @return 0, -1 when @s is not one (or not in (0, 1e15]).
- */
-int gt_parse_rate(const char *s, double *bps_ret);
+/* gt_parse_rate() is in util.h. */
 
 /* The same rate as people write it: "2.5G", "100M", "1.2T", "950". */
 const char *gt_rate_name(double bps, char *buf, size_t len);

@@ -79,16 +79,17 @@ int gt_parse_rate(const char *s, double *ret)
 		return -1;
 	switch (*end) {
 	case 'k': case 'K': mul = 1e3; end++; break;
-	case 'm': case 'M': mul = 1e6; end++; break;
+	case 'M': mul = 1e6; end++; break;
 	case 'g': case 'G': mul = 1e9; end++; break;
 	case 't': case 'T': mul = 1e12; end++; break;
 	default: break;
 	}
 	if (!strcmp(end, "bps") || !strcmp(end, "bit/s") || !strcmp(end, "b/s"))
 		end += strlen(end);
-	if (*end)
+	v *= mul;
+	if (*end || v > 1e15)
 		return -1;
-	*ret = v * mul;
+	*ret = v;
 	return 0;
 }
 

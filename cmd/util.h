@@ -17,7 +17,8 @@ int gt_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *ret);
 /*
  * A link speed in bits per second: "10G" (10^10), "2.5G", "100M", "56k",
  * "1e9", with an optional "bps", "bit/s" or "b/s"; powers of ten, as
- * networks count.  -1 when not a positive finite number.
+ * networks count (M is mega: there is no milli-bit).  -1 when not a
+ * number in (0, 1e15].
  */
 int gt_parse_rate(const char *s, double *ret);
 

@@ -11,6 +11,8 @@
  * the options (the completions come from the tables, not hand-kept lists).
  */
 #define GT_COMMANDS(X)                                                  \
+	X(bench)                                                        \
+	X(compare)                                                      \
 	X(compress)                                                     \
 	X(decompress)                                                   \
 	X(error)                                                        \

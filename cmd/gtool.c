@@ -27,6 +27,8 @@ struct command {
 
 /* Kept alphabetical: a unit test checks the order. */
 static const struct command commands[] = {
+	{ "bench", cmd_bench, &bench_argp, "codec throughput on data in memory: median, min, max MB/s" },
+	{ "compare", cmd_compare, &compare_argp, "every codec on one file: size ratio, speed, error, update fidelity" },
 	{ "compress", cmd_compress, &compress_argp, "compress tensors into a .gtz file" },
 	{ "decompress", cmd_decompress, &decompress_argp, "decompress a .gtz file to HDF5, .npy or raw" },
 	{ "error", cmd_error, &error_argp, "reconstruction error and update fidelity of A against B" },

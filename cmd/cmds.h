@@ -19,6 +19,7 @@
 	X(hist)                                                         \
 	X(huffman)                                                      \
 	X(ls)                                                           \
+	X(plot)                                                         \
 	X(stats)
 
 #define X(n) int cmd_##n(int argc, char **argv); extern const struct argp n##_argp;

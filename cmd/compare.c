@@ -51,7 +51,8 @@ static const struct { const char *name; int desc; } numcols[] = {
 
 static int sort_column(const char *s)
 {
-	if (!strcmp(s, "codec") || !strcmp(s, "options") || !strcmp(s, "lossless"))
+	if (!strcmp(s, "codec") || !strcmp(s, "options") || !strcmp(s, "spec") ||
+	    !strcmp(s, "lossless"))
 		return -1;
 	for (size_t i = 0; i < NNUM; i++)
 		if (!strcmp(s, numcols[i].name))
@@ -119,6 +120,7 @@ static void table_header(struct gt_table *tb, int trace)
 {
 	gt_table_col(tb, "codec");
 	gt_table_col(tb, "options");
+	gt_table_col(tb, "spec");
 	gt_table_col(tb, "lossless");
 	for (size_t i = 0; i < NNUM - (trace ? 0 : NUPDATE); i++)
 		gt_table_col(tb, numcols[i].name);
@@ -128,6 +130,7 @@ static void table_row(struct gt_table *tb, const struct row *r, int trace)
 {
 	gt_table_str(tb, gt_codec_name(r->codec));
 	gt_table_str(tb, r->opts);
+	gt_table_str(tb, r->spec);
 	gt_table_str(tb, gt_codec_flags(r->codec) & GT_CODEC_LOSSLESS ? "yes" : "no");
 	for (size_t i = 0; i < NNUM - (trace ? 0 : NUPDATE); i++) {
 		if (i < 3 || (i == NNUM - 1 && isfinite(r->v[i])))

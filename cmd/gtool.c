@@ -35,6 +35,7 @@ static const struct command commands[] = {
 	{ "hist", cmd_hist, &hist_argp, "exponent histogram as bars, a table or an SVG chart" },
 	{ "huffman", cmd_huffman, &huffman_argp, "build, show and apply exponent Huffman tables" },
 	{ "ls", cmd_ls, &ls_argp, "list the tensors of an HDF5, .npy, raw or .gtz file" },
+	{ "plot", cmd_plot, &plot_argp, "draw CSV columns as an SVG chart: scatter, bars or lines" },
 	{ "stats", cmd_stats, &stats_argp, "statistics per tensor and in total" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -189,13 +189,15 @@ static int run_bench(struct bench_opts *o)
 {
 	struct gt_memload m;
 	struct gt_table *tb;
+	const int defaults = !o->specs.n;
 	int rc;
 
-	if (!o->specs.n)
+	if (defaults)
 		gt_speclist_defaults(&o->specs);
 	if (check_specs(&o->specs) < 0)
 		return 2;
-	if (gt_memload_open(&m, o->input, &o->src) < 0) {
+	if (gt_memload_open(&m, o->input, &o->src) < 0 ||
+	    gt_speclist_usable(&o->specs, &m, defaults) < 0) {
 		gt_memload_close(&m);
 		return 1;
 	}

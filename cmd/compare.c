@@ -335,9 +335,10 @@ static int run_compare(struct compare_opts *o)
 {
 	struct cmp c = { o, { 0 }, NULL, 0, NULL, NULL };
 	struct row *rows;
+	const int defaults = !o->specs.n;
 	int rc = 0;
 
-	if (!o->specs.n)
+	if (defaults)
 		gt_speclist_defaults(&o->specs);
 	for (size_t i = 0; i < o->specs.n; i++) {
 		const struct gt_codec *codec;
@@ -349,6 +350,8 @@ static int run_compare(struct compare_opts *o)
 	}
 	rows = xcalloc(o->specs.n + 1, sizeof(*rows));
 	rc = open_cmp(&c);
+	if (rc >= 0)
+		rc = gt_speclist_usable(&o->specs, &c.m, defaults);
 	for (size_t i = 0; i < o->specs.n && rc >= 0; i++)
 		rc = compare_spec(&c, o->specs.v[i], &rows[i]);
 	if (rc >= 0)

@@ -226,3 +226,33 @@ void gt_speclist_release(struct gt_speclist *l)
 	free(l->v);
 	memset(l, 0, sizeof(*l));
 }
+
+int gt_speclist_usable(struct gt_speclist *l, const struct gt_memload *m, int defaults)
+{
+	size_t k = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct gt_codec *c;
+		const char *opts;
+		int needs = 0;
+
+		if (gt_memload_spec(l->v[i], &c, &opts, &needs) < 0)
+			return -1;
+		if (needs && !(m->ctx.trace && gt_trace_nsteps(m->ctx.trace))) {
+			if (!defaults) {
+				rc = gt_error("%s: %s needs the optimizer context of a trace "
+					      "(modes single-quant and zero-prune need none)",
+					      m->path, l->v[i]);
+			} else {
+				gt_warn("%s: skipping %s: not a trace, no optimizer context",
+					m->path, l->v[i]);
+			}
+			free(l->v[i]);
+			continue;
+		}
+		l->v[k++] = l->v[i];
+	}
+	l->n = k;
+	return rc;
+}

@@ -65,5 +65,11 @@ void gt_speclist_add(struct gt_speclist *l, const char *list);
 extern const char *const gt_memload_defaults[];
 void gt_speclist_defaults(struct gt_speclist *l);
 void gt_speclist_release(struct gt_speclist *l);
+/*
+ * gt_speclist_usable - leave out the specs that need the optimizer
+ * context (gcomp's default mode) when @m is not a trace: with @defaults a
+ * warning says so, otherwise it is an error (printed; returns -1).
+ */
+int gt_speclist_usable(struct gt_speclist *l, const struct gt_memload *m, int defaults);
 
 #endif

@@ -143,9 +143,9 @@ report() { # TRACE
 	md=$dir/index.md
 	html=$dir/index.html
 	"$gtool" stats --total --format csv "$trace" > "$dir/stats.csv"
-	"$gtool" compare --repeat "$repeat" -T 1 --format csv "$trace" > "$dir/compare.csv"
-	"$gtool" bench --repeat "$repeat" --format csv "$trace" > "$dir/bench.csv"
-	"$gtool" bench --repeat "$repeat" --format json "$trace" > "$dir/bench.json"
+	"$gtool" compare -q --repeat "$repeat" -T 1 --format csv "$trace" > "$dir/compare.csv"
+	"$gtool" bench -q --repeat "$repeat" --format csv "$trace" > "$dir/bench.csv"
+	"$gtool" bench -q --repeat "$repeat" --format json "$trace" > "$dir/bench.json"
 	"$gtool" plot -x rmse -y ratio --label spec --log-x --pareto \
 		--title "$name: size ratio against RMSE (lower left is better)" \
 		--xlabel "RMSE (log; lossless codecs on the axis at 0)" --ylabel "size ratio" \
@@ -156,8 +156,8 @@ report() { # TRACE
 	steps=0
 	if "$gtool" hist -q --by step -f --svg "$dir/hist.svg" "$trace" 2> /dev/null; then
 		steps=1
-	else
-		"$gtool" hist -q -f --svg "$dir/hist.svg" "$trace"
+	elif ! "$gtool" hist -q -f --svg "$dir/hist.svg" "$trace" 2> /dev/null; then
+		rm -f "$dir/hist.svg" # tensors of several dtypes share no chart
 	fi
 	if [ "$steps" = 1 ] && "$gtool" compress -q -f -c gcomp -o "$dir/gcomp.gtz" "$trace" 2> /dev/null; then
 		"$gtool" ls --format csv "$dir/gcomp.gtz" > "$dir/gcomp_ls.csv"
@@ -180,7 +180,11 @@ report() { # TRACE
 		image levels.svg "share of values per gcomp level and pruned, per step"
 	fi
 	heading "Exponent histogram"
-	image hist.svg "exponent histogram per step"
+	if [ -f "$dir/hist.svg" ]; then
+		image hist.svg "exponent histogram (per step on a trace)"
+	else
+		para "No chart: the tensors have exponents of different widths (gtool hist -d on one dtype draws one)."
+	fi
 	heading "Every codec"
 	cols="spec lossless ratio bits_per_value compress_mbps decompress_mbps max_abs rmse psnr cosine gain"
 	head -1 "$dir/compare.csv" | grep -q update_identical_pct && cols="$cols update_identical_pct update_max_ulp"

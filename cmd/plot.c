@@ -148,9 +148,11 @@ static int parse_csv(char *text, struct csv *c, const char *name)
 		}
 		if (!c->nrows)
 			c->ncols = n;
-		else if (n != c->ncols)
+		else if (n != c->ncols) {
+			free(row);
 			return gt_error("%s: line %zu: %zu fields, the header has %zu", name,
 					c->nrows + 1, n, c->ncols);
+		}
 		c->rows = xrealloc(c->rows, (c->nrows + 1) * sizeof(*c->rows));
 		c->rows[c->nrows++] = row;
 	}

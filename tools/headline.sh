@@ -11,6 +11,21 @@ set -eu
 dir=${1:-reports}
 specs="gcomp huffexp zstd:level=1 zstd:level=3 zstd:level=19 zlib:level=1 zlib:level=6 zlib:level=9"
 
+# tsv CSV - the CSV as tab-separated fields (spec options hold commas)
+tsv() {
+	awk '{
+		out = ""; q = 0
+		for (i = 1; i <= length($0); i++) {
+			ch = substr($0, i, 1)
+			if (q && ch == "\"" && substr($0, i + 1, 1) == "\"") { out = out ch; i++ }
+			else if (ch == "\"") q = !q
+			else if (!q && ch == ",") out = out "\t"
+			else out = out ch
+		}
+		print out
+	}' "$1"
+}
+
 set --
 for d in "$dir"/*/; do
 	[ -f "$d/compare.csv" ] && head -1 "$d/compare.csv" | grep -q update_identical_pct &&
@@ -19,10 +34,10 @@ done
 [ $# -gt 0 ] || { echo "headline.sh: no trace reports in $dir (make report)" >&2; exit 1; }
 
 for d in "$@"; do
-	awk -F, -v t="$(basename "$d")" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-	{ print "C", t, $c["spec"], $c["bytes"], $c["gtz_bytes"], $c["update_identical_pct"], $c["update_max_ulp"] }' "$d/compare.csv"
-	awk -F, -v t="$(basename "$d")" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-	$c["threads"] == 1 { print "B", t, $c["spec"], $c["direction"], $c["bytes"], $c["mbps_median"] }' "$d/bench.csv"
+	tsv "$d/compare.csv" | awk -F'\t' -v t="$(basename "$d")" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ print "C", t, $c["spec"], $c["bytes"], $c["gtz_bytes"], $c["update_identical_pct"], $c["update_max_ulp"] }'
+	tsv "$d/bench.csv" | awk -F'\t' -v t="$(basename "$d")" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["threads"] == 1 { print "B", t, $c["spec"], $c["direction"], $c["bytes"], $c["mbps_median"] }'
 done | awk -v specs="$specs" '
 $1 == "C" {
 	s = $3; b[s] += $4; g[s] += $5; r = $5 / $4

@@ -17,6 +17,22 @@ else
 fi
 [ -e "$1" ] || { echo "report.sh: no *.h5 in $traces" >&2; exit 1; }
 
+# tsv CSV - the CSV as tab-separated fields (RFC 4180 quotes undone: the
+# options of a codec spec hold commas); the awk programs below read this
+tsv() {
+	awk '{
+		out = ""; q = 0
+		for (i = 1; i <= length($0); i++) {
+			ch = substr($0, i, 1)
+			if (q && ch == "\"" && substr($0, i + 1, 1) == "\"") { out = out ch; i++ }
+			else if (ch == "\"") q = !q
+			else if (!q && ch == ",") out = out "\t"
+			else out = out ch
+		}
+		print out
+	}' "$1"
+}
+
 # ---- the same content into index.md and index.html ---------------------
 
 esc() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g'; }
@@ -54,7 +70,7 @@ links() { # FILE...
 # table CSV COLUMN... - those columns of a CSV file (no quoted commas in them)
 table() {
 	csv=$1; shift
-	awk -F, -v cols="$*" -v md="$md" -v html="$html" '
+	tsv "$csv" | awk -F'\t' -v cols="$*" -v md="$md" -v html="$html" '
 	function num(s) { return s ~ /^[-+]?[0-9.]+([eE][-+]?[0-9]+)?$/ }
 	function show(s) { return num(s) && s !~ /^[0-9]+$/ ? sprintf("%.4g", s) : s }
 	function hesc(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s); return s }
@@ -75,7 +91,7 @@ table() {
 		}
 		print line >> md; print h "</tr>" >> html
 	}
-	END { print "" >> md; print "</table>" >> html }' "$csv"
+	END { print "" >> md; print "</table>" >> html }'
 }
 end() { printf '</body></html>\n' >> "$html"; }
 
@@ -83,7 +99,9 @@ end() { printf '</body></html>\n' >> "$html"; }
 
 # summary COMPARE_CSV BENCH_CSV - the sentences a reader needs first
 summary() {
-	awk -F, '
+	tsv "$1" > "$dir/.compare.tsv"
+	tsv "$2" > "$dir/.bench.tsv"
+	awk -F'\t' '
 	FNR == 1 { for (i = 1; i <= NF; i++) c[FILENAME, $i] = i; next }
 	FILENAME == ARGV[1] {
 		spec = $c[FILENAME, "spec"]; r = $c[FILENAME, "ratio"] + 0
@@ -109,28 +127,54 @@ summary() {
 			printf ".\n"
 		}
 		if (fc != "") printf "Fastest to compress: %s at %.0f MB/s; fastest to decompress: %s at %.0f MB/s (one thread, data in memory).\n", fc, comp[fc], fd, dec[fd]
-	}' "$1" "$2"
+	}' "$dir/.compare.tsv" "$dir/.bench.tsv"
+	rm -f "$dir/.compare.tsv" "$dir/.bench.tsv"
 }
 
-# levels GTZ_LS_CSV - gcomp's share of values per level and pruned, per step
+# levels GTZ_LS_CSV - gcomp's share of values per level and pruned, per
+# step; raw_pct: values of blocks stored raw (coding would have grown them)
 levels() {
-	awk -F, '
-	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print "step,level0_pct,level1_pct,level2_pct,level3_pct,pruned_pct"; next }
+	tsv "$1" | awk -F'\t' '
+	NR == 1 {
+		for (i = 1; i <= NF; i++) c[$i] = i
+		print "step,level0_pct,level1_pct,level2_pct,level3_pct,pruned_pct,raw_pct"
+		next
+	}
 	$c["codec"] == "gcomp" && match($c["name"], /^\/step_[0-9]+\//) {
 		s = substr($c["name"], 7, RLENGTH - 7) + 0
 		if (!(s in n)) order[++k] = s
-		v = $c["values"]; n[s] += v
-		for (l = 0; l < 4; l++) lv[s, l] += v * $c["level" l "_pct"]
-		pr[s] += v * $c["pruned_pct"]
+		v = $c["values"]; n[s] += v; coded = 0
+		for (l = 0; l < 4; l++) { lv[s, l] += v * $c["level" l "_pct"]; coded += $c["level" l "_pct"] }
+		pr[s] += v * $c["pruned_pct"]; coded += $c["pruned_pct"]
+		raw[s] += v * (100 - coded)
 	}
 	END {
 		for (i = 1; i <= k; i++) {
 			s = order[i]
 			printf "%d", s
 			for (l = 0; l < 4; l++) printf ",%.6g", lv[s, l] / n[s]
-			printf ",%.6g\n", pr[s] / n[s]
+			printf ",%.6g,%.6g\n", pr[s] / n[s], raw[s] / n[s]
 		}
-	}' "$1"
+	}'
+}
+
+# json BENCH_CSV - the rows of gtool bench's CSV in its JSON schema
+json() {
+	tsv "$1" | awk -F'\t' 'NR == 1 { n = split($0, h, "\t"); print "["; next }
+	{
+		printf "%s  {", (NR > 2 ? ",\n" : "")
+		for (i = 1; i <= n; i++) {
+			v = $i
+			if (h[i] !~ /^(codec|options|spec|direction)$/) {
+				if (v == "nan" || v == "inf" || v == "-inf") v = "null"
+			} else {
+				gsub(/\\/, "\\\\", v); gsub(/"/, "\\\"", v); v = "\"" v "\""
+			}
+			printf "%s\"%s\": %s", (i > 1 ? ", " : ""), h[i], v
+		}
+		printf "}"
+	}
+	END { print ""; print "]" }'
 }
 
 # ---- one trace -----------------------------------------------------------
@@ -145,7 +189,7 @@ report() { # TRACE
 	"$gtool" stats --total --format csv "$trace" > "$dir/stats.csv"
 	"$gtool" compare -q --repeat "$repeat" -T 1 --format csv "$trace" > "$dir/compare.csv"
 	"$gtool" bench -q --repeat "$repeat" --format csv "$trace" > "$dir/bench.csv"
-	"$gtool" bench -q --repeat "$repeat" --format json "$trace" > "$dir/bench.json"
+	json "$dir/bench.csv" > "$dir/bench.json" # the same run, as gtool bench --format json
 	"$gtool" plot -x rmse -y ratio --label spec --log-x --pareto \
 		--title "$name: size ratio against RMSE (lower left is better)" \
 		--xlabel "RMSE (log; lossless codecs on the axis at 0)" --ylabel "size ratio" \
@@ -163,7 +207,7 @@ report() { # TRACE
 		"$gtool" ls --format csv "$dir/gcomp.gtz" > "$dir/gcomp_ls.csv"
 		levels "$dir/gcomp_ls.csv" > "$dir/levels.csv"
 		rm -f "$dir/gcomp.gtz"
-		"$gtool" plot --kind lines -x step -y level0_pct,level1_pct,level2_pct,level3_pct,pruned_pct \
+		"$gtool" plot --kind lines -x step -y level0_pct,level1_pct,level2_pct,level3_pct,pruned_pct,raw_pct \
 			--log-x --title "$name: gcomp, share of gradient values per quantization level" \
 			--ylabel "% of values" -f -o "$dir/levels.svg" "$dir/levels.csv"
 	fi

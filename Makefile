@@ -59,7 +59,7 @@ MPI_BIN := $(if $(HAVE_MPI),$(BUILD)/gtool-mpi)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all deps check check-unit check-asan check-cli check-fuzz check-fuzz-run fuzz-build demo bench \
+.PHONY: report all deps check check-unit check-asan check-cli check-fuzz check-fuzz-run fuzz-build demo bench \
 	install uninstall clean help lint funclen format-check valgrind fuzz
 
 all: $(BUILD)/gtool $(BUILD)/libgtool.a $(LINKS) $(MPI_BIN)
@@ -72,6 +72,7 @@ help:
 	@echo "make fuzz     libFuzzer on every target, FUZZ_SECONDS=$(FUZZ_SECONDS) each (clang)"
 	@echo "make demo     run gtool on the bundled sample traces"
 	@echo "make bench    throughput of stats and the codecs against zstd"
+	@echo "make report   TRACES=$(TRACES): reports/<trace>/index.html for every *.h5"
 	@echo "make install  PREFIX=$(PREFIX) DESTDIR=: binary, links, man pages, completions"
 
 deps:
@@ -215,6 +216,18 @@ $(BUILD)/dump_grads: tests/bench/dump_grads.c $(BUILD)/libgtool-core.a $(BUILD)/
 
 bench: deps all $(BENCH_BIN)
 	@sh tests/bench.sh $(BUILD)
+
+# make report: stats, hist, compare and bench on every *.h5 in TRACES (a
+# folder or one file) into reports/<name>/ (tools/report.sh).  The charts
+# are drawn by gtool itself (analysis/svg.c, through `gtool plot` and
+# `gtool hist --svg`) rather than gnuplot: no extra package to install, the
+# same code the unit tests check for well-formed, escaped SVG, and charts
+# that anyone who has gtool can redraw from the CSV files in the report.
+TRACES ?= samples
+REPORT_DIR ?= reports
+REPORT_REPEAT ?= 3
+report: all
+	@sh tools/report.sh $(BUILD)/gtool $(TRACES) $(REPORT_DIR) $(REPORT_REPEAT)
 
 # ---- install ------------------------------------------------------------
 BINDIR = $(DESTDIR)$(PREFIX)/bin

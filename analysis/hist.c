@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gt_hist.h"
+#include "gt_svg.h"
 #include "../lib/banned.h"
 
 int gt_hist_rows(const struct gt_stats *s, struct gt_hist_row **rows_ret,
@@ -60,12 +61,6 @@ const char *gt_hist_label(const struct gt_hist_row *r, char *buf, size_t len)
 
 /* ---- SVG ------------------------------------------------------------- */
 
-static const char *const palette[] = {
-	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-};
-#define NPALETTE (sizeof(palette) / sizeof(palette[0]))
-
 /* The chart's geometry, fixed before drawing. */
 struct chart {
 	double w, h, left, right, top, bottom; /* plot area: [left,right]x[top,bottom] */
@@ -77,19 +72,6 @@ struct chart {
 	int log_y;
 	double ymin, ymax;  /* axis range, in % (log: powers of 10) */
 };
-
-static void xml_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f); break;
-		}
-	}
-}
 
 /* Slot index of field @e, or -1 when it is not shown. */
 static long slot_of(const struct chart *c, size_t e)
@@ -195,42 +177,28 @@ static int plan(struct chart *c, const struct gt_hist_series *sr, size_t n,
 	return 0;
 }
 
-static void draw_axes(FILE *f, const struct chart *c, const char *title)
+static void draw_axes(struct gt_svg *f, const struct chart *c, const char *title)
 {
 	const size_t step = (c->nslots + 23) / 24;
+	char label[32];
 
-	fprintf(f, "<text x=\"%.1f\" y=\"28\" text-anchor=\"middle\" font-size=\"18\">",
-		c->w / 2);
-	xml_text(f, title);
-	fputs("</text>\n", f);
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
-		c->left, c->bottom, c->right, c->bottom);
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
-		c->left, c->top, c->left, c->bottom);
+	gt_svg_text(f, c->w / 2, 28, 18, "middle", 0, title);
+	gt_svg_line(f, c->left, c->bottom, c->right, c->bottom, "black");
+	gt_svg_line(f, c->left, c->top, c->left, c->bottom, "black");
 	/* y ticks: 5 linear steps or one per decade */
-	if (c->log_y) {
-		for (double v = c->ymin; v <= c->ymax * 1.0001; v *= 10) {
-			const double y = y_of(c, v);
+	for (int i = 0; i <= 5 || c->log_y; i++) {
+		const double v = c->log_y ? c->ymin * pow(10, i) : c->ymax * i / 5;
+		const double y = y_of(c, v);
 
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
-				c->left, y, c->right, y);
-			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"12\">%g</text>\n",
-				c->left - 6, y + 4, v);
-		}
-	} else {
-		for (int i = 0; i <= 5; i++) {
-			const double v = c->ymax * i / 5, y = y_of(c, v);
-
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
-				c->left, y, c->right, y);
-			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"12\">%g</text>\n",
-				c->left - 6, y + 4, v);
-		}
+		if (c->log_y && v > c->ymax * 1.0001)
+			break;
+		gt_svg_line(f, c->left, y, c->right, y, "#ddd");
+		snprintf(label, sizeof(label), "%g", v);
+		gt_svg_text(f, c->left - 6, y + 4, 12, "end", 0, label);
 	}
 	/* x ticks: one label every @step slots, the special columns always */
 	for (size_t e = 0; e < c->nbins; e++) {
 		const long k = slot_of(c, e);
-		char label[32];
 		double x;
 
 		if (k < 0 || (e && e != c->nbins - 1 && (e - c->lo) % step))
@@ -242,76 +210,54 @@ static void draw_axes(FILE *f, const struct chart *c, const char *title)
 			snprintf(label, sizeof(label), "inf/nan");
 		else
 			snprintf(label, sizeof(label), "%d", (int)e - c->bias);
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
-			x, c->bottom, x, c->bottom + 5);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"12\">%s</text>\n",
-			x, c->bottom + 20, label);
+		gt_svg_line(f, x, c->bottom, x, c->bottom + 5, "black");
+		gt_svg_text(f, x, c->bottom + 20, 12, "middle", 0, label);
 	}
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"14\">"
-		"exponent k (value in [2^k, 2^(k+1)))</text>\n",
-		(c->left + c->right) / 2, c->h - 22);
-	fprintf(f, "<text transform=\"translate(22 %.1f) rotate(-90)\" text-anchor=\"middle\" "
-		"font-size=\"14\">share of values (%%%s)</text>\n",
-		(c->top + c->bottom) / 2, c->log_y ? ", log scale" : "");
+	gt_svg_text(f, (c->left + c->right) / 2, c->h - 22, 14, "middle", 0,
+		    "exponent k (value in [2^k, 2^(k+1)))");
+	gt_svg_text(f, 22, (c->top + c->bottom) / 2, 14, "middle", -90,
+		    c->log_y ? "share of values (%, log scale)" : "share of values (%)");
 }
 
-static void draw_series(FILE *f, const struct chart *c, const struct gt_stats *s,
+static double pct_of(const struct gt_stats *s, size_t e)
+{
+	return s->values ? 100.0 * (double)s->hist[e] / (double)s->values : 0;
+}
+
+static void draw_series(struct gt_svg *f, const struct chart *c, const struct gt_stats *s,
 			size_t idx, size_t n)
 {
-	const char *color = palette[idx % NPALETTE];
+	const char *color = gt_svg_color(idx);
 	const double slot_w = (c->right - c->left) / (double)c->nslots;
+	double *xy = malloc(2 * c->nbins * sizeof(*xy) + 1);
+	size_t k = 0;
+	char tip[32];
 
-	if (n == 1) {
-		for (size_t e = 0; e < c->nbins; e++) {
-			const long k = slot_of(c, e);
-			double pct, y;
+	for (size_t e = 0; e < c->nbins; e++) {
+		const long slot = slot_of(c, e);
+		double y;
 
-			if (k < 0 || !s->hist[e])
-				continue;
-			pct = 100.0 * (double)s->hist[e] / (double)s->values;
-			y = y_of(c, pct);
-			fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-				"fill=\"%s\"><title>%.4g%%</title></rect>\n",
-				slot_x(c, (double)k) - 0.4 * slot_w, y, 0.8 * slot_w,
-				c->bottom - y, color, pct);
+		if (slot < 0)
+			continue;
+		y = y_of(c, pct_of(s, e));
+		if (n > 1 && xy) {
+			xy[2 * k] = slot_x(c, (double)slot);
+			xy[2 * k++ + 1] = y;
 		}
-		return;
+		if (n > 1 || !s->hist[e])
+			continue;
+		snprintf(tip, sizeof(tip), "%.4g%%", pct_of(s, e));
+		gt_svg_rect(f, slot_x(c, (double)slot) - 0.4 * slot_w, y, 0.8 * slot_w,
+			    c->bottom - y, color, tip);
 	}
-	fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);
-	for (size_t e = 0; e < c->nbins; e++) {
-		const long k = slot_of(c, e);
-
-		if (k >= 0)
-			fprintf(f, "%.2f,%.2f ", slot_x(c, (double)k),
-				y_of(c, s->values ? 100.0 * (double)s->hist[e] / (double)s->values : 0));
+	if (n > 1 && xy) {
+		gt_svg_polyline(f, xy, k, color, 1.5);
+		for (size_t e = 0; e < c->nbins; e++)
+			if (slot_of(c, e) >= 0 && s->hist[e])
+				gt_svg_circle(f, slot_x(c, (double)slot_of(c, e)),
+					      y_of(c, pct_of(s, e)), 2.5, color, NULL);
 	}
-	fputs("\"/>\n", f);
-	for (size_t e = 0; e < c->nbins; e++) {
-		const long k = slot_of(c, e);
-
-		if (k >= 0 && s->hist[e])
-			fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"2.5\" fill=\"%s\"/>\n",
-				slot_x(c, (double)k),
-				y_of(c, 100.0 * (double)s->hist[e] / (double)s->values), color);
-	}
-}
-
-static void draw_legend(FILE *f, const struct chart *c,
-			const struct gt_hist_series *sr, size_t n)
-{
-	const double x = n > 1 ? c->right + 15 : c->right - 200;
-
-	fputs("<g font-size=\"12\">\n", f);
-	for (size_t i = 0; i < n; i++) {
-		const double y = c->top + 10 + 18.0 * (double)i;
-
-		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n",
-			x, y - 10, palette[i % NPALETTE]);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", x + 18, y);
-		xml_text(f, sr[i].label ? sr[i].label : "values");
-		fputs("</text>\n", f);
-	}
-	fputs("</g>\n", f);
+	free(xy);
 }
 
 int gt_hist_svg(const struct gt_hist_series *series, size_t n,
@@ -319,9 +265,8 @@ int gt_hist_svg(const struct gt_hist_series *series, size_t n,
 		size_t *len_ret)
 {
 	struct chart c = { 0 };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	struct gt_svg *f;
+	const char **labels;
 	int rc;
 
 	*buf_ret = NULL;
@@ -331,25 +276,19 @@ int gt_hist_svg(const struct gt_hist_series *series, size_t n,
 	rc = plan(&c, series, n, o);
 	if (rc < 0)
 		return rc;
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return GT_ERR(NOMEM);
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
-		"width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-		"font-family=\"sans-serif\">\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-		c.w, c.h, c.w, c.h);
-	draw_axes(f, &c, o && o->title ? o->title : "Exponent histogram");
-	for (size_t i = 0; i < n; i++)
-		draw_series(f, &c, series[i].stats, i, n);
-	draw_legend(f, &c, series, n);
-	fputs("</svg>\n", f);
-	if (fclose(f) || !buf) {
-		free(buf);
+	f = gt_svg_new(c.w, c.h);
+	labels = calloc(n, sizeof(*labels));
+	if (!f || !labels) {
+		gt_svg_free(f);
+		free(labels);
 		return GT_ERR(NOMEM);
 	}
-	*buf_ret = buf;
-	*len_ret = len;
-	return 0;
+	draw_axes(f, &c, o && o->title ? o->title : "Exponent histogram");
+	for (size_t i = 0; i < n; i++) {
+		draw_series(f, &c, series[i].stats, i, n);
+		labels[i] = series[i].label ? series[i].label : "values";
+	}
+	gt_svg_legend(f, n > 1 ? c.right + 15 : c.right - 200, c.top, labels, n);
+	free(labels);
+	return gt_svg_end(f, buf_ret, len_ret);
 }

@@ -14,7 +14,9 @@
 	X(adapt)                                                        \
 	X(allreduce)                                                    \
 	X(allreduce_model)                                              \
+	X(bench)                                                        \
 	X(breakeven)                                                    \
+	X(compare)                                                      \
 	X(compress)                                                     \
 	X(decompress)                                                   \
 	X(error)                                                        \
@@ -22,6 +24,7 @@
 	X(hist)                                                         \
 	X(huffman)                                                      \
 	X(ls)                                                           \
+	X(plot)                                                         \
 	X(simulate)                                                     \
 	X(stats)
 

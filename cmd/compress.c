@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "compress.h"
 #include "msg.h"
 #include "optctx.h"
 #include "util.h"
@@ -15,19 +16,6 @@
 #include "../formats/gt_trace.h"
 #include "../lib/gt_huff.h"
 #include "../lib/banned.h"
-
-struct compress_opts {
-	const char *input, *output, *codec, *table_path;
-	char **datasets;
-	size_t ndatasets;
-	int list_codecs;
-	long level, table_refresh;
-	unsigned threads;
-	uint64_t block_values, chunk_values;
-	struct gt_source_opts src;
-	struct gt_optflags of;
-	int force, verbose, grads_only;
-};
 
 enum { OPT_TABLE = 256, OPT_REFRESH, OPT_BLOCK, OPT_CHUNK, OPT_DTYPE, OPT_FORMAT,
 	OPT_GRADS_ONLY };
@@ -54,7 +42,7 @@ static const struct argp_option options[] = {
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
-	struct compress_opts *o = state->input;
+	struct gt_compress_opts *o = state->input;
 
 	switch (key) {
 	case 'c': o->codec = arg; break;
@@ -147,7 +135,7 @@ static void list_codecs(void)
 }
 
 /* Codec options: the spec's, plus level=N from -l. */
-static char *codec_options(const struct compress_opts *o, const struct gt_codec *c,
+static char *codec_options(const struct gt_compress_opts *o, const struct gt_codec *c,
 			   const char *spec_opts)
 {
 	char *opts;
@@ -167,7 +155,7 @@ struct blob {
 };
 
 struct job {
-	const struct compress_opts *o;
+	const struct gt_compress_opts *o;
 	struct gt_optctx ctx;    /* -c gcomp: where each gradient's context is */
 	int needs_optim;         /* the codec's mode uses the context */
 	struct gt_source *src;
@@ -261,21 +249,15 @@ static int read_in_place(struct feed *f, size_t i)
 	return 0;
 }
 
-/*
- * How tensor @i is coded: with the chosen codec, except that with a lossy
- * or near-lossless codec only the gradients of a trace are (gcomp with
- * their step's context), and everything else of it (parameters, state)
- * losslessly with huffexp: decompress gives back a trace training can
- * resume from.
- */
+/* How tensor @i is coded: gt_optctx_coding decides (compare and bench
+ * ask it too). */
 static int coding_of(struct job *j, size_t i, struct gt_gtz_coding *c, int *aux)
 {
 	const struct gt_tensor_info *t = gt_source_info(j->src, i);
+	int own_opts;
 
 	memset(c, 0, sizeof(*c));
-	c->codec = j->codec;
 	c->params.dtype = t->dtype;
-	c->params.opts = j->opts;
 	c->params.table = j->table;
 	c->params.table_len = j->table_len;
 	if (j->tables) {
@@ -284,21 +266,11 @@ static int coding_of(struct job *j, size_t i, struct gt_gtz_coding *c, int *aux)
 	}
 	c->block_values = (uint32_t)j->o->block_values;
 	c->chunk_values = (uint32_t)j->o->chunk_values;
-	*aux = 0;
-	if (gt_codec_flags(j->codec) & GT_CODEC_LOSSLESS)
-		return 0;
-	if (!gt_optctx_is_grad(&j->ctx, i)) {
-		c->codec = gt_codec_find("huffexp");
-		c->params.opts = "";
-		return 0;
-	}
-	if (!(gt_codec_flags(j->codec) & GT_CODEC_NEEDS_OPTIM))
-		return 0;
-	if (!j->needs_optim)
-		return 0;
-	GT_TRY(gt_optctx_resolve(&j->ctx, &j->o->of, j->src, j->o->input, i));
-	c->params.optim = &j->ctx.optim;
-	*aux = 1;
+	GT_TRY(gt_optctx_coding(&j->ctx, &j->o->of, j->src, j->o->input, i, j->codec,
+				j->needs_optim, &c->codec, &own_opts, aux));
+	c->params.opts = own_opts ? j->opts : "";
+	if (*aux)
+		c->params.optim = &j->ctx.optim;
 	return 0;
 }
 
@@ -328,9 +300,10 @@ static int compress_tensor(struct job *j, size_t i)
 /* The selected float tensors, and their bytes for the progress line. */
 static int select_tensors(struct job *j, unsigned char *sel, uint64_t *bytes)
 {
-	const struct compress_opts *o = j->o;
+	const struct gt_compress_opts *o = j->o;
 
-	if (gt_select_tensors(j->src, o->datasets, o->ndatasets, GT_SKIP_WARN, sel) < 0)
+	if (gt_select_tensors(j->src, o->datasets, o->ndatasets,
+			      o->silent ? GT_SKIP_SILENT : GT_SKIP_WARN, sel) < 0)
 		return -1;
 	for (size_t i = 0; i < gt_source_count(j->src); i++) {
 		const struct gt_tensor_info *t = gt_source_info(j->src, i);
@@ -348,7 +321,7 @@ static void summary(const struct job *j)
 	char a[32], b[32];
 	const uint64_t out = gt_gtz_writer_bytes(j->w);
 
-	if (gt_msg_quiet() || (!j->o->verbose && !isatty(STDERR_FILENO)))
+	if (gt_msg_quiet() || j->o->silent || (!j->o->verbose && !isatty(STDERR_FILENO)))
 		return;
 	fprintf(stderr, "%s: %s: %zu tensor%s, %s -> %s (%.2f%%)\n", gt_msg_prefix(), j->o->input,
 		j->ntensors, j->ntensors == 1 ? "" : "s",
@@ -506,7 +479,7 @@ static int load_table(struct job *j)
 }
 
 /* The codec and its options; usage errors return 2, else 0. */
-static int setup_codec(struct job *j, const struct compress_opts *o)
+static int setup_codec(struct job *j, const struct gt_compress_opts *o)
 {
 	const char *spec_opts = "";
 	struct gt_diag d = { "" };
@@ -524,7 +497,7 @@ static int setup_codec(struct job *j, const struct compress_opts *o)
 }
 
 /* Input, optimizer context and output, in that order. */
-static int open_files(struct job *j, struct compress_opts *o)
+static int open_files(struct job *j, struct gt_compress_opts *o)
 {
 	struct gt_diag d = { "" };
 
@@ -543,7 +516,7 @@ static int open_files(struct job *j, struct compress_opts *o)
 	return 0;
 }
 
-static int run_compress(struct compress_opts *o)
+int gt_compress_file(struct gt_compress_opts *o, uint64_t *in_ret, uint64_t *out_ret)
 {
 	struct job j = { 0 };
 	char *out = NULL;
@@ -563,6 +536,10 @@ static int run_compress(struct compress_opts *o)
 	rc = open_files(&j, o);
 	if (rc >= 0)
 		rc = write_all(&j);
+	if (rc >= 0 && in_ret)
+		*in_ret = j.in_bytes;
+	if (rc >= 0 && out_ret)
+		*out_ret = gt_gtz_writer_bytes(j.w);
 	gt_gtz_writer_free(j.w);
 	gt_optctx_close(&j.ctx);
 	gt_source_free(j.src);
@@ -579,7 +556,7 @@ static int run_compress(struct compress_opts *o)
 
 int cmd_compress(int argc, char **argv)
 {
-	struct compress_opts o = { 0 };
+	struct gt_compress_opts o = { 0 };
 	int rc = gt_argp_parse(&compress_argp, argc, argv, &o);
 
 	if (!rc && o.list_codecs) {
@@ -587,7 +564,7 @@ int cmd_compress(int argc, char **argv)
 	} else if (!rc) {
 		if (!o.threads)
 			o.threads = (unsigned)gt_ncores();
-		rc = run_compress(&o);
+		rc = gt_compress_file(&o, NULL, NULL);
 	}
 	free(o.datasets);
 	return rc;

@@ -7,17 +7,9 @@
 
 #include "cmds.h"
 #include "msg.h"
+#include "pair.h"
 #include "util.h"
-#include "../analysis/gt_metric.h"
-#include "../formats/gt_source.h"
-#include "../formats/gt_trace.h"
-#include "../lib/gt_optim.h"
 #include "../lib/banned.h"
-
-/* Values per read: both files are streamed side by side, never loaded. */
-#define BLOCK GT_READ_VALUES
-/* Values per optimizer step in --update (eight float arrays of this size). */
-#define UBLOCK ((size_t)1 << 18)
 
 struct error_opts {
 	char **datasets;
@@ -102,8 +94,6 @@ const struct argp error_argp = {
 	NULL, NULL, NULL
 };
 
-/* ---- opening and matching --------------------------------------------- */
-
 static int open_source(const char *path, enum gt_dtype dt, struct gt_source **ret)
 {
 	const struct gt_source_opts so = { GT_KIND_AUTO, dt };
@@ -115,94 +105,7 @@ static int open_source(const char *path, enum gt_dtype dt, struct gt_source **re
 	return 0;
 }
 
-static int single_array(const struct gt_source *s)
-{
-	const enum gt_kind k = gt_source_kind(s);
-
-	return gt_source_count(s) == 1 && (k == GT_KIND_RAW || k == GT_KIND_NPY);
-}
-
-/*
- * B's tensor for tensor @i of A: the same name, or the only tensor when
- * both files hold one and either is a raw or .npy array (whose names are
- * file names).  Returns 1 and *@j, 0 when skipped (--missing-ok), -1.
- */
-static int match(const struct error_opts *o, const struct gt_source *a, size_t i,
-		 const struct gt_source *b, size_t *j)
-{
-	const struct gt_tensor_info *ta = gt_source_info(a, i), *tb;
-
-	if (gt_source_count(a) == 1 && gt_source_count(b) == 1 &&
-	    (single_array(a) || single_array(b))) {
-		*j = 0;
-	} else if (gt_source_find(b, ta->name, j) < 0) {
-		if (!o->missing_ok)
-			return gt_error("%s: dataset %s not found", o->b, ta->name);
-		if (o->verbose)
-			fprintf(stderr, "%s: %s: skipping %s (not in B)\n",
-				gt_msg_prefix(), o->b, ta->name);
-		return 0;
-	}
-	tb = gt_source_info(b, *j);
-	if (tb->dtype == GT_DT_NONE)
-		return gt_error("%s: dataset %s is %s, not floating point", o->b,
-				tb->name, tb->type_desc);
-	if (ta->count != GT_COUNT_UNKNOWN && tb->count != GT_COUNT_UNKNOWN &&
-	    ta->count != tb->count)
-		return gt_error("%s: %s: %llu values in A, %llu in B", o->b, ta->name,
-				(unsigned long long)ta->count,
-				(unsigned long long)tb->count);
-	return 1;
-}
-
-static int read_block(struct gt_source *s, size_t i, uint64_t first, size_t n,
-		      void *buf, size_t *got)
-{
-	struct gt_diag d = { "" };
-
-	if (gt_source_read(s, i, first, n, buf, got, &d) < 0)
-		return gt_error("%s: %s", gt_source_path(s), d.msg);
-	return 0;
-}
-
 /* ---- reconstruction error --------------------------------------------- */
-
-struct bufs {
-	void *a, *b;
-};
-
-/* Stream tensor @i of A and @j of B side by side into @m. */
-static int accumulate(const struct error_opts *o, struct gt_source *a, size_t i,
-		      struct gt_source *b, size_t j, struct gt_metric *m,
-		      const struct bufs *buf)
-{
-	const enum gt_dtype da = gt_source_info(a, i)->dtype;
-	const enum gt_dtype db = gt_source_info(b, j)->dtype;
-	uint64_t ta = 0, tb = 0;
-	int end_a = 0, end_b = 0, differ = 0;
-
-	gt_metric_init(m);
-	while (!end_a || !end_b) {
-		size_t na = 0, nb = 0;
-
-		if (!end_a && read_block(a, i, ta, BLOCK, buf->a, &na) < 0)
-			return -1;
-		if (!end_b && read_block(b, j, tb, BLOCK, buf->b, &nb) < 0)
-			return -1;
-		end_a |= !na;
-		end_b |= !nb;
-		differ |= na != nb;
-		if (!differ && na)
-			gt_metric_add(m, buf->a, da, buf->b, db, na);
-		ta += na;
-		tb += nb;
-	}
-	if (differ) /* a pipe whose length was not known in advance */
-		return gt_error("%s: %s: %llu values in A, %llu in B", o->b,
-				gt_source_info(a, i)->name, (unsigned long long)ta,
-				(unsigned long long)tb);
-	return 0;
-}
 
 static void error_header(struct gt_table *tb)
 {
@@ -216,8 +119,9 @@ static void error_header(struct gt_table *tb)
 		gt_table_col(tb, cols[i]);
 }
 
-static void error_row(struct gt_table *tb, const char *name, const struct gt_metric *m)
+static void error_row(void *arg, const char *name, const struct gt_metric *m)
 {
+	struct gt_table *tb = arg;
 	struct gt_metric_result r;
 	const double none = m->n ? 0 : NAN;
 
@@ -240,182 +144,18 @@ static void error_row(struct gt_table *tb, const char *name, const struct gt_met
 	gt_table_num(tb, r.gain, 8);
 }
 
-static int error_tensors(const struct error_opts *o, struct gt_source *a,
-			 struct gt_source *b, const unsigned char *sel,
+static int error_tensors(const struct error_opts *o, const struct gt_pair *p,
 			 struct gt_table *tb)
 {
-	struct gt_metric m, total;
-	const struct bufs buf = { xmalloc(BLOCK * 8), xmalloc(BLOCK * 8) };
-	int rc = 0;
+	struct gt_metric total;
 
-	gt_metric_init(&total);
-	for (size_t i = 0; i < gt_source_count(a) && rc >= 0; i++) {
-		size_t j;
-
-		if (!sel[i])
-			continue;
-		rc = match(o, a, i, b, &j);
-		if (rc <= 0)
-			continue;
-		rc = accumulate(o, a, i, b, j, &m, &buf);
-		if (rc < 0)
-			break;
-		if (!o->total_only)
-			error_row(tb, gt_source_info(a, i)->name, &m);
-		gt_metric_merge(&total, &m);
-	}
-	if (rc >= 0)
-		error_row(tb, "total", &total);
-	free(buf.a);
-	free(buf.b);
-	return rc < 0 ? -1 : 0;
+	if (gt_pair_metrics(p, o->total_only ? NULL : error_row, tb, &total) < 0)
+		return -1;
+	error_row(tb, "total", &total);
+	return 0;
 }
 
 /* ---- update fidelity -------------------------------------------------- */
-
-/* Sums of one row of --update, and of the total. */
-struct fidelity {
-	uint64_t values, identical, max_ulp;
-	double max_rel;
-	uint64_t py_values, py_identical; /* against param_next, where present */
-};
-
-/* Source indexes of what one gradient's step needs; -1: absent. */
-struct step_io {
-	struct gt_source *src[7];
-	long idx[7];
-};
-enum { IO_G, IO_GHAT, IO_PARAM, IO_S0, IO_S1, IO_NEXT, IO_N };
-
-struct ubufs {
-	float *v[IO_N];
-	float *out_g, *out_ghat;
-	void *scratch;
-};
-
-/* Read @n float32 values of tensor @idx into @dst, converting other dtypes. */
-static int read_f32(struct gt_source *s, size_t idx, uint64_t first, size_t n,
-		    float *dst, void *scratch)
-{
-	const enum gt_dtype dt = gt_source_info(s, idx)->dtype;
-	size_t got = 0;
-
-	if (read_block(s, idx, first, n, dt == GT_DT_F32 ? (void *)dst : scratch, &got) < 0)
-		return -1;
-	if (got != n)
-		return gt_error("%s: %s: unexpected end of data", gt_source_path(s),
-				gt_source_info(s, idx)->name);
-	if (dt != GT_DT_F32)
-		for (size_t k = 0; k < n; k++)
-			dst[k] = (float)gt_fp_get(scratch, dt, k);
-	return 0;
-}
-
-static void fidelity_add(struct fidelity *f, const struct fidelity *x)
-{
-	f->values += x->values;
-	f->identical += x->identical;
-	f->max_ulp = x->max_ulp > f->max_ulp ? x->max_ulp : f->max_ulp;
-	f->max_rel = x->max_rel > f->max_rel ? x->max_rel : f->max_rel;
-	f->py_values += x->py_values;
-	f->py_identical += x->py_identical;
-}
-
-/* Apply the step of @st with g and with ĝ over @n values, block by block. */
-static int run_steps(const struct gt_trace_step *st, const struct step_io *io,
-		     uint64_t n, const struct ubufs *u, struct fidelity *f)
-{
-	memset(f, 0, sizeof(*f));
-	for (uint64_t first = 0; first < n; first += UBLOCK) {
-		const size_t len = n - first < UBLOCK ? (size_t)(n - first) : UBLOCK;
-		struct fidelity x = { len, 0, 0, 0, 0, 0 };
-		const float *s0, *s1;
-		int rc;
-
-		for (int r = 0; r < IO_N; r++)
-			if (io->idx[r] >= 0 &&
-			    read_f32(io->src[r], (size_t)io->idx[r], first, len,
-				     u->v[r], u->scratch) < 0)
-				return -1;
-		s0 = io->idx[IO_S0] >= 0 ? u->v[IO_S0] : NULL;
-		s1 = io->idx[IO_S1] >= 0 ? u->v[IO_S1] : NULL;
-		rc = gt_optim_step(&st->optim, len, u->v[IO_G], u->v[IO_PARAM], s0, s1,
-				   u->out_g, NULL, NULL);
-		if (rc >= 0)
-			rc = gt_optim_step(&st->optim, len, u->v[IO_GHAT], u->v[IO_PARAM],
-					   s0, s1, u->out_ghat, NULL, NULL);
-		if (rc < 0)
-			return gt_error("%s: step %s: %s", gt_source_path(io->src[IO_G]),
-					st->group, gt_strerror(rc));
-		gt_optim_compare(len, u->out_g, u->out_ghat, &x.identical, &x.max_ulp,
-				 &x.max_rel);
-		if (io->idx[IO_NEXT] >= 0) {
-			x.py_values = len;
-			gt_optim_compare(len, u->v[IO_NEXT], u->out_g, &x.py_identical,
-					 NULL, NULL);
-		}
-		fidelity_add(f, &x);
-	}
-	return 0;
-}
-
-/* A's tensor @role (@buf: state buffer) of gradient @name, checked for size. */
-static int find_role(const struct error_opts *o, const struct gt_trace *tr,
-		     size_t k, enum gt_role role, const char *buf, const char *name,
-		     uint64_t n, int required, struct gt_source *a, long *idx)
-{
-	struct gt_diag d = { "" };
-	const struct gt_tensor_info *t;
-	size_t i;
-
-	*idx = -1;
-	if (gt_trace_find(tr, k, role, buf, name, &i, &d) < 0)
-		return required ? gt_error("%s: %s", o->a, d.msg) : 0;
-	t = gt_source_info(a, i);
-	if (t->dtype == GT_DT_NONE)
-		return gt_error("%s: dataset %s is %s, not floating point", o->a,
-				t->name, t->type_desc);
-	if (t->count != n)
-		return gt_error("%s: %s: %llu values, the gradient has %llu", o->a,
-				t->name, (unsigned long long)t->count,
-				(unsigned long long)n);
-	*idx = (long)i;
-	return 0;
-}
-
-/* Everything the step of gradient @gi (of step @k) reads; 0 = skipped. */
-static int step_inputs(const struct error_opts *o, const struct gt_trace *tr,
-		       size_t k, size_t gi, struct gt_source *a,
-		       struct gt_source *b, struct step_io *io)
-{
-	const struct gt_trace_step *st = gt_trace_step(tr, k);
-	const struct gt_tensor_info *g = gt_source_info(a, gi);
-	const char *name = gt_trace_param_name(g->name);
-	size_t j;
-	int rc;
-
-	for (int r = 0; r < IO_N; r++) {
-		io->src[r] = r == IO_GHAT ? b : a;
-		io->idx[r] = -1;
-	}
-	io->idx[IO_G] = (long)gi;
-	rc = match(o, a, gi, b, &j);
-	if (rc <= 0)
-		return rc;
-	io->idx[IO_GHAT] = (long)j;
-	if (find_role(o, tr, k, GT_ROLE_PARAM, NULL, name, g->count, 1, a,
-		      &io->idx[IO_PARAM]) < 0 ||
-	    find_role(o, tr, k, GT_ROLE_PARAM_NEXT, NULL, name, g->count, 0, a,
-		      &io->idx[IO_NEXT]) < 0)
-		return -1;
-	/* a missing buffer is PyTorch's state before its first step */
-	for (int s = 0; s < gt_optim_nstates(st->optim.kind); s++)
-		if (find_role(o, tr, k, GT_ROLE_STATE,
-			      gt_optim_state_name(st->optim.kind, s), name,
-			      g->count, 0, a, &io->idx[IO_S0 + s]) < 0)
-			return -1;
-	return 1;
-}
 
 static void update_header(struct gt_table *tb, int with_next)
 {
@@ -430,9 +170,9 @@ static void update_header(struct gt_table *tb, int with_next)
 		gt_table_col(tb, "pytorch_identical_pct");
 }
 
-static void update_row(struct gt_table *tb, const char *name,
-		       const struct gt_trace_step *st, const char *optim,
-		       const struct fidelity *f, int with_next)
+static void update_cells(struct gt_table *tb, const char *name,
+			 const struct gt_trace_step *st, const char *optim,
+			 const struct gt_fidelity *f, int with_next)
 {
 	gt_table_str(tb, name);
 	if (st)
@@ -442,7 +182,7 @@ static void update_row(struct gt_table *tb, const char *name,
 	gt_table_str(tb, optim);
 	gt_table_uint(tb, f->values);
 	gt_table_uint(tb, f->identical);
-	gt_table_pct(tb, f->values ? 100.0 * (double)f->identical / (double)f->values : NAN);
+	gt_table_pct(tb, gt_fidelity_pct(f));
 	if (f->max_ulp == GT_OPTIM_ULP_NAN)
 		gt_table_num(tb, NAN, 6);
 	else
@@ -456,118 +196,34 @@ static void update_row(struct gt_table *tb, const char *name,
 		gt_table_str(tb, "");
 }
 
-/* Whether any selected gradient of @tr has a param_next: the self-check column. */
-static int any_next(const struct gt_trace *tr, const struct gt_source *a,
-		    const unsigned char *sel)
+struct urows {
+	struct gt_table *tb;
+	int total_only, with_next;
+};
+
+static void update_row(void *arg, const struct gt_pair_urow *r, int with_next)
 {
-	for (size_t k = 0; k < gt_trace_nsteps(tr); k++) {
-		const struct gt_trace_step *st = gt_trace_step(tr, k);
+	struct urows *u = arg;
 
-		for (size_t g = 0; g < st->n_grads; g++) {
-			const char *name = gt_source_info(a, st->grads[g])->name;
-			size_t i;
-
-			if (sel[st->grads[g]] &&
-			    !gt_trace_find(tr, k, GT_ROLE_PARAM_NEXT, NULL,
-					   gt_trace_param_name(name), &i, NULL))
-				return 1;
-		}
+	if (!r) {
+		update_header(u->tb, with_next);
+		u->with_next = with_next;
+	} else if (!u->total_only) {
+		update_cells(u->tb, r->name, r->step, r->optim, r->f, with_next);
 	}
-	return 0;
 }
 
-static void ubufs_init(struct ubufs *u)
-{
-	for (int r = 0; r < IO_N; r++)
-		u->v[r] = xmalloc(UBLOCK * sizeof(float));
-	u->out_g = xmalloc(UBLOCK * sizeof(float));
-	u->out_ghat = xmalloc(UBLOCK * sizeof(float));
-	u->scratch = xmalloc(UBLOCK * 8);
-}
-
-static void ubufs_release(struct ubufs *u)
-{
-	for (int r = 0; r < IO_N; r++)
-		free(u->v[r]);
-	free(u->out_g);
-	free(u->out_ghat);
-	free(u->scratch);
-}
-
-/* The rows of step @k; a step's attributes are checked at its first gradient. */
-static int update_step(const struct error_opts *o, const struct gt_trace *tr,
-		       size_t k, struct gt_source *a, struct gt_source *b,
-		       const unsigned char *sel, const struct ubufs *u,
-		       struct gt_table *tb, int with_next, struct fidelity *total,
-		       const char **optim)
-{
-	const struct gt_trace_step *st = gt_trace_step(tr, k);
-	const char *name = gt_optim_name(st->optim.kind);
-	int checked = 0;
-
-	for (size_t g = 0; g < st->n_grads; g++) {
-		struct step_io io;
-		struct fidelity f;
-		int rc;
-
-		if (!sel[st->grads[g]])
-			continue;
-		if (!checked++) {
-			char where[256];
-			struct gt_diag d = { "" };
-
-			snprintf(where, sizeof(where), "step %s", st->group);
-			if (gt_optim_check(&st->optim, where, &d) < 0)
-				return gt_error("%s: %s", o->a, d.msg);
-			if (*optim && strcmp(*optim, name ? name : ""))
-				*optim = ""; /* the total of several optimizers */
-			else if (!*optim)
-				*optim = name ? name : "";
-		}
-		rc = step_inputs(o, tr, k, st->grads[g], a, b, &io);
-		if (rc < 0)
-			return -1;
-		if (!rc)
-			continue; /* not in B, --missing-ok */
-		if (run_steps(st, &io, gt_source_info(a, st->grads[g])->count, u, &f) < 0)
-			return -1;
-		if (!o->total_only)
-			update_row(tb, gt_source_info(a, st->grads[g])->name, st,
-				   name ? name : "", &f, with_next);
-		fidelity_add(total, &f);
-	}
-	return 0;
-}
-
-static int update_trace(const struct error_opts *o, struct gt_source *a,
-			struct gt_source *b, const unsigned char *sel,
+static int update_trace(const struct error_opts *o, const struct gt_pair *p,
 			struct gt_table *tb)
 {
-	struct gt_trace *tr = NULL;
-	struct gt_diag d = { "" };
-	struct fidelity total = { 0, 0, 0, 0, 0, 0 };
-	const char *optim = NULL;
-	struct ubufs u;
-	int with_next, rc = 0;
+	struct urows u = { tb, o->total_only, 0 };
+	struct gt_fidelity total;
+	const char *optim;
 
-	if (gt_source_kind(a) != GT_KIND_HDF5)
-		return gt_error("%s: --update needs a trace with optimizer attributes", o->a);
-	if (gt_trace_open(a, &tr, &d) < 0)
-		return gt_error("%s: %s", o->a, d.msg);
-	if (!gt_trace_nsteps(tr)) {
-		gt_trace_free(tr);
-		return gt_error("%s: --update needs a trace with optimizer attributes", o->a);
-	}
-	with_next = any_next(tr, a, sel);
-	update_header(tb, with_next);
-	ubufs_init(&u);
-	for (size_t k = 0; k < gt_trace_nsteps(tr) && rc >= 0; k++)
-		rc = update_step(o, tr, k, a, b, sel, &u, tb, with_next, &total, &optim);
-	if (rc >= 0)
-		update_row(tb, "total", NULL, optim ? optim : "", &total, with_next);
-	ubufs_release(&u);
-	gt_trace_free(tr);
-	return rc;
+	if (gt_pair_update(p, update_row, &u, &total, &optim) < 0)
+		return -1;
+	update_cells(tb, "total", NULL, optim, &total, u.with_next);
+	return 0;
 }
 
 /* ---- the command -------------------------------------------------------- */
@@ -577,6 +233,7 @@ static int run_error(const struct error_opts *o)
 	struct gt_source *a = NULL, *b = NULL;
 	struct gt_table *tb = gt_table_new(o->fmt);
 	unsigned char *sel = NULL;
+	struct gt_pair p;
 	int rc;
 
 	gt_msg_set_quiet(o->quiet);
@@ -590,11 +247,12 @@ static int run_error(const struct error_opts *o)
 			       o->verbose ? GT_SKIP_NOTE : GT_SKIP_SILENT, sel);
 	if (rc < 0)
 		goto out;
+	p = (struct gt_pair){ a, b, o->a, o->b, sel, o->missing_ok, o->verbose };
 	if (o->update) {
-		rc = update_trace(o, a, b, sel, tb);
+		rc = update_trace(o, &p, tb);
 	} else {
 		error_header(tb);
-		rc = error_tensors(o, a, b, sel, tb);
+		rc = error_tensors(o, &p, tb);
 	}
 	if (rc < 0)
 		goto out;

@@ -22,7 +22,7 @@ int gt_parse_count_list(const char *s, long min, long max, long *v, size_t cap,
 #endif
 
 #include "../analysis/gt_breakeven.h"
-#include "../formats/gt_bench.h"
+#include "../formats/gt_benchjson.h"
 
 /* A codec measured both ways by `gtool bench` at one thread count. */
 struct gt_codec_pair {

@@ -305,3 +305,26 @@ int gt_optctx_read(struct gt_optctx *c, uint64_t first, size_t n,
 	}
 	return 0;
 }
+
+int gt_optctx_coding(struct gt_optctx *c, const struct gt_optflags *f,
+		     struct gt_source *input, const char *input_name, size_t i,
+		     const struct gt_codec *codec, int needs_optim,
+		     const struct gt_codec **codec_ret, int *own_opts_ret, int *aux_ret)
+{
+	*codec_ret = codec;
+	*own_opts_ret = 1;
+	*aux_ret = 0;
+	if (gt_codec_flags(codec) & GT_CODEC_LOSSLESS)
+		return 0;
+	if (!gt_optctx_is_grad(c, i)) {
+		*codec_ret = gt_codec_find("huffexp");
+		*own_opts_ret = 0;
+		return 0;
+	}
+	if (!(gt_codec_flags(codec) & GT_CODEC_NEEDS_OPTIM) || !needs_optim)
+		return 0;
+	if (gt_optctx_resolve(c, f, input, input_name, i) < 0)
+		return -1;
+	*aux_ret = 1;
+	return 0;
+}

@@ -65,4 +65,23 @@ int gt_optctx_resolve(struct gt_optctx *c, const struct gt_optflags *f,
 int gt_optctx_read(struct gt_optctx *c, uint64_t first, size_t n,
 		   struct gt_codec_aux *aux);
 
+/*
+ * gt_optctx_coding - how `gtool compress` codes tensor @i of @input with
+ * @codec (@needs_optim: its mode, as configured, uses the optimizer
+ * context): a lossless codec codes everything; with a lossy or
+ * near-lossless one, only the gradients of a trace are coded with it and
+ * everything else of the file (parameters, state) losslessly with huffexp,
+ * so decompress gives back a trace training can resume from.  *@codec_ret
+ * is the codec to use, *@own_opts_ret 1 when the caller's options go with
+ * it (0: huffexp's defaults), *@aux_ret 1 when the values must come with
+ * their optimizer context (then @c is resolved for @i: c->optim, and
+ * gt_optctx_read gives the arrays).  compress, compare and bench all call
+ * this, so they code the same tensors the same way.  Returns 0 or -1
+ * (printed).
+ */
+int gt_optctx_coding(struct gt_optctx *c, const struct gt_optflags *f,
+		     struct gt_source *input, const char *input_name, size_t i,
+		     const struct gt_codec *codec, int needs_optim,
+		     const struct gt_codec **codec_ret, int *own_opts_ret, int *aux_ret);
+
 #endif

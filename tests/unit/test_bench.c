@@ -1,134 +1,135 @@
-/* test_bench.c - unit tests of formats/bench.c (gtool bench JSON reader) */
+/* test_bench.c - unit tests of analysis/bench.c */
 #include <math.h>
-#include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "../../formats/gt_bench.h"
+#include "../../analysis/gt_bench.h"
 #include "../../lib/banned.h"
 
-#define ROW(extra) "{\"codec\": \"zstd\", \"options\": \"level=3\", \"spec\": \"zstd:level=3\", " \
-	"\"threads\": 2, \"direction\": \"decompress\", \"repeat\": 7, \"bytes\": 123456, " \
-	"\"ratio\": 0.71, \"mbps_median\": 296.1, \"mbps_min\": 280.0, \"mbps_max\": 301.2, " \
-	"\"peak_rss_mib\": 38.2" extra "}"
-
-static int parse(const char *s, struct gt_bench_row **rows, size_t *n, struct gt_diag *d)
+/* gradient-like floats: random sign and mantissa, exponents near 2^-10 */
+static float *grads(size_t n)
 {
-	return gt_bench_parse(s, strlen(s), rows, n, d);
-}
+	float *v = malloc(n * sizeof(*v) + 1);
 
-static void test_valid(void)
-{
-	struct gt_bench_row *rows;
-	struct gt_diag d;
-	size_t n;
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t r = check_rand();
+		const uint32_t e = 117 + (uint32_t)(r % 8);
+		const uint32_t bits = (uint32_t)((r >> 8) & 1) << 31 | e << 23 |
+				      ((uint32_t)(r >> 20) & 0x7fffff);
 
-	CHECK_RC(parse("[" ROW("") ", " ROW(", \"future\": [1, {}]") "]", &rows, &n, &d), 0);
-	CHECK(n == 2);
-	CHECK(!strcmp(rows[0].codec, "zstd") && !strcmp(rows[0].options, "level=3"));
-	CHECK(!strcmp(rows[1].spec, "zstd:level=3"));
-	CHECK(rows[0].threads == 2 && rows[0].repeat == 7 && rows[0].bytes == 123456);
-	CHECK(rows[0].direction == GT_BENCH_DECOMPRESS);
-	CHECK(fabs(rows[0].ratio - 0.71) < 1e-15 && fabs(rows[0].mbps_median - 296.1) < 1e-12);
-	CHECK(fabs(rows[0].mbps_min - 280) < 1e-12 && fabs(rows[0].mbps_max - 301.2) < 1e-12);
-	CHECK(fabs(rows[0].peak_rss_mib - 38.2) < 1e-12);
-	free(rows);
-	CHECK_RC(parse(" [ ] \n", &rows, &n, &d), 0);
-	CHECK(n == 0 && rows == NULL);
-}
-
-struct bad {
-	const char *text, *msg;
-};
-
-static void test_invalid(void)
-{
-	static const struct bad cases[] = {
-		{ "", "line 1 column 0: '[' or '{' expected near end of file" },
-		{ "{}", "not a JSON array of bench results" },
-		{ "[1]", "entry 1 is not an object" },
-		{ "[" ROW("") ", 2]", "entry 2 is not an object" },
-		{ "[{\"codec\": 3}]", "entry 1: \"codec\" is not a string" },
-		{ "[{\"codec\": \"a\", \"options\": \"\"}]", "entry 1: \"spec\" is missing" },
-		{ "[" ROW(", \"ratio\": 1") "]", NULL }, /* duplicate key */
-		{ "[{\"codec\":\"z\",\"options\":\"\",\"spec\":\"z\",\"threads\":0}]",
-		  "entry 1: \"threads\" is out of range (1 to 4096)" },
-		{ "[{\"codec\":\"z\",\"options\":\"\",\"spec\":\"z\",\"threads\":1.0}]",
-		  "entry 1: \"threads\" is not an integer" },
-		{ "[{\"codec\":\"z\",\"options\":\"\",\"spec\":\"z\",\"threads\":1,"
-		  "\"direction\":\"both\"}]",
-		  "entry 1: \"direction\" is neither compress nor decompress" },
-		{ "[{\"codec\":\"a\\u0000b\"}]", NULL }, /* Jansson refuses NUL */
-		{ "[" ROW("") "] x", NULL },
-	};
-	struct gt_bench_row *rows;
-	struct gt_diag d;
-	size_t n;
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		d.msg[0] = 0;
-		CHECK_RC(parse(cases[i].text, &rows, &n, &d), GT_ERR(CORRUPT));
-		CHECK(rows == NULL && n == 0);
-		if (cases[i].msg && strcmp(d.msg, cases[i].msg)) {
-			fprintf(stderr, "case %zu: got '%s'\n", i, d.msg);
-			CHECK(0);
-		}
-		CHECK(d.msg[0]);
+		memcpy(&v[i], &bits, 4);
+		if (r % 5 == 0)
+			v[i] = 0; /* ReLU zeros */
 	}
+	return v;
 }
 
-/* A row with a field out of its range, one field at a time. */
-static void test_ranges(void)
+static struct gt_bench_input input(const void *data, size_t n, const char *codec,
+				   const char *opts)
 {
-	static const char *const fields[] = {
-		"\"ratio\": 0", "\"ratio\": -0.5", "\"mbps_median\": 0", "\"repeat\": 0",
-		"\"bytes\": -3", "\"peak_rss_mib\": -1", "\"mbps_min\": 400",
-		"\"ratio\": 1e400",
-	};
-	char text[1024];
-	struct gt_bench_row *rows;
-	struct gt_diag d;
-	size_t n;
+	struct gt_bench_input in;
 
-	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		/* the same key twice is a duplicate: replace it in the text */
-		const char *row = ROW(""), *key_end = strchr(fields[i], ':');
-		const char *at, *next;
-		char key[64];
-
-		snprintf(key, sizeof(key), "%.*s", (int)(key_end - fields[i]), fields[i]);
-		at = strstr(row, key);
-		CHECK(at != NULL);
-		next = strchr(strchr(at, ':'), ',');
-		snprintf(text, sizeof(text), "[%.*s%s%s]", (int)(at - row), row, fields[i],
-			 next ? next : "}");
-		CHECK(gt_bench_parse(text, strlen(text), &rows, &n, &d) < 0);
-	}
+	memset(&in, 0, sizeof(in));
+	in.data = data;
+	in.n = n;
+	in.dtype = GT_DT_F32;
+	in.codec = gt_codec_find(codec);
+	in.opts = opts;
+	return in;
 }
 
-static void test_size_limit(void)
+/* Several inputs, blocks and chunks, several threads: the coded size does
+ * not depend on the threads, timings are there and positive, the lossless
+ * round trip is checked. */
+static void test_lossless(void)
 {
-	const size_t len = GT_BENCH_MAX_BYTES + 1;
-	char *big = malloc(len);
-	struct gt_bench_row *rows;
-	struct gt_diag d;
-	size_t n;
+	const size_t n1 = 70000, n2 = 1000;
+	float *a = grads(n1), *b = grads(n2);
+	double c1[3], d1[3], c2[3], d2[3];
+	struct gt_bench_input in[2];
+	struct gt_bench_opts o = { 1, 3, 1, 4096, 1024 };
+	struct gt_bench_result r1 = { 0, 0, c1, d1 }, r2 = { 0, 0, c2, d2 };
+	struct gt_diag d = { "" };
 
-	memset(big, ' ', len);
-	big[0] = '[';
-	big[len - 1] = ']';
-	CHECK_RC(gt_bench_parse(big, len, &rows, &n, &d), GT_ERR(OVERFLOW));
-	free(big);
-	CHECK_RC(gt_bench_read("/nonexistent/bench.json", &rows, &n, &d), GT_ERR(IO));
+	in[0] = input(a, n1, "huffexp", NULL);
+	in[1] = input(b, n2, "zstd", "level=3");
+	CHECK_RC(gt_bench_run(in, 2, &o, &r1, &d), 0);
+	o.threads = 3;
+	CHECK_RC(gt_bench_run(in, 2, &o, &r2, &d), 0);
+	CHECK(r1.bytes == (n1 + n2) * 4);
+	CHECK(r1.coded > 0 && r1.coded < r1.bytes);
+	CHECK(r1.coded == r2.coded);
+	for (int i = 0; i < 3; i++)
+		CHECK(c1[i] > 0 && d1[i] > 0 && c2[i] > 0 && d2[i] > 0);
+	free(a);
+	free(b);
+}
+
+/* A lossy codec runs without the lossless check and codes smaller. */
+static void test_lossy(void)
+{
+	const size_t n = 20000;
+	float *a = grads(n);
+	double c[1], dd[1];
+	struct gt_bench_input in = input(a, n, "gcomp", "mode=single-quant");
+	struct gt_bench_input raw = input(a, n, "huffexp", NULL);
+	struct gt_bench_opts o = { 2, 1, 0, 0, 0 };
+	struct gt_bench_result r = { 0, 0, c, dd }, rr = { 0, 0, c, dd };
+	struct gt_diag d = { "" };
+
+	CHECK_RC(gt_bench_run(&in, 1, &o, &r, &d), 0);
+	CHECK_RC(gt_bench_run(&raw, 1, &o, &rr, &d), 0);
+	CHECK(r.coded < rr.coded);
+	free(a);
+}
+
+static void test_bad(void)
+{
+	float v[4] = { 1, 2, 3, 4 };
+	double c[1], dd[1];
+	struct gt_bench_input in = input(v, 4, "zstd", "nosuch=1");
+	struct gt_bench_opts o = { 1, 1, 0, 0, 0 };
+	struct gt_bench_result r = { 0, 0, c, dd };
+	struct gt_diag d = { "" };
+
+	CHECK_RC(gt_bench_run(&in, 1, &o, &r, &d), GT_ERR(INVAL));
+	CHECK(strstr(d.msg, "nosuch") != NULL);
+	in.opts = NULL;
+	o.repeat = 0;
+	CHECK_RC(gt_bench_run(&in, 1, &o, &r, &d), GT_ERR(INVAL));
+	o.repeat = 1;
+	o.threads = 0;
+	CHECK_RC(gt_bench_run(&in, 1, &o, &r, &d), GT_ERR(INVAL));
+}
+
+static int eq(double a, double b)
+{
+	return !(a < b) && !(a > b);
+}
+
+static void test_spread(void)
+{
+	double v[5] = { 5, 1, 4, 2, 3 }, w[4] = { 4, 1, 3, 2 }, one[1] = { 7 };
+	double med, lo, hi;
+
+	gt_bench_spread(v, 5, &med, &lo, &hi);
+	CHECK(eq(med, 3) && eq(lo, 1) && eq(hi, 5));
+	gt_bench_spread(w, 4, &med, &lo, &hi);
+	CHECK(eq(med, 2.5) && eq(lo, 1) && eq(hi, 4));
+	gt_bench_spread(one, 1, &med, &lo, &hi);
+	CHECK(eq(med, 7) && eq(lo, 7) && eq(hi, 7));
+	CHECK(fabs(gt_bench_mbps(3000000, 2.0) - 1.5) < 1e-12);
+	CHECK(eq(gt_bench_mbps(100, 0), 0));
 }
 
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
-	RUN(test_valid);
-	RUN(test_invalid);
-	RUN(test_ranges);
-	RUN(test_size_limit);
+	RUN(test_lossless);
+	RUN(test_lossy);
+	RUN(test_bad);
+	RUN(test_spread);
 	return check_done("test_bench");
 }

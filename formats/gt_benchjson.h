@@ -1,6 +1,6 @@
-/* gt_bench.h - read the results of `gtool bench --format json` */
-#ifndef GT_BENCH_H
-#define GT_BENCH_H
+/* gt_benchjson.h - read the results of `gtool bench --format json` */
+#ifndef GT_BENCHJSON_H
+#define GT_BENCHJSON_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../formats/gt_bench.h"
+#include "../../formats/gt_benchjson.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* bench.c - read the results of `gtool bench --format json` (Jansson) */
+/* benchjson.c - read the results of `gtool bench --format json` (Jansson) */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "gt_bench.h"
+#include "gt_benchjson.h"
 #include "../lib/banned.h"
 
 static int get_str(json_t *obj, const char *key, char *dst, size_t i, struct gt_diag *d)

@@ -1,0 +1,235 @@
+/* bench.c - `gtool bench`: codec throughput on data in memory, median and spread */
+#include <argp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "cmds.h"
+#include "memload.h"
+#include "msg.h"
+#include "util.h"
+#include "../analysis/gt_bench.h"
+#include "../lib/banned.h"
+
+struct bench_opts {
+	struct gt_speclist specs;
+	unsigned *threads;
+	size_t nthreads;
+	long repeat, warmup;
+	enum gt_fmt fmt;
+	struct gt_source_opts src;
+	const char *input;
+};
+
+enum { OPT_FORMAT = 0x100, OPT_REPEAT, OPT_WARMUP, OPT_DTYPE };
+
+static const struct argp_option options[] = {
+	{ "codecs", 'c', "LIST", 0,
+	  "codec specs, comma-separated (default: compare's list); repeatable", 0 },
+	{ "threads", 'T', "LIST", 0, "thread counts to measure, comma-separated (default 1)", 0 },
+	{ "repeat", OPT_REPEAT, "N", 0, "timed repetitions per measurement (default 5)", 0 },
+	{ "warmup", OPT_WARMUP, "N", 0, "untimed runs before them (default 1)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv or json", 0 },
+	{ "dtype", OPT_DTYPE, "DT", 0, "dtype of raw input: f32, f16, bf16 or f64", 0 },
+	{ "quiet", 'q', NULL, 0, "print no warnings", 0 },
+	{ 0 }
+};
+
+static void add_threads(struct argp_state *state, struct bench_opts *o, char *arg)
+{
+	char *save = NULL;
+
+	for (char *p = strtok_r(arg, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		unsigned t;
+
+		if (gt_parse_threads(p, &t) < 0)
+			argp_error(state, "invalid thread count '%s'", p);
+		o->threads = xrealloc(o->threads, (o->nthreads + 1) * sizeof(*o->threads));
+		o->threads[o->nthreads++] = t;
+	}
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct bench_opts *o = state->input;
+
+	switch (key) {
+	case 'c': gt_speclist_add(&o->specs, arg); break;
+	case 'T': add_threads(state, o, arg); break;
+	case OPT_REPEAT:
+		if (gt_parse_int(arg, 1, 100000, &o->repeat) < 0)
+			argp_error(state, "invalid repeat count '%s'", arg);
+		break;
+	case OPT_WARMUP:
+		if (gt_parse_int(arg, 0, 100000, &o->warmup) < 0)
+			argp_error(state, "invalid warm-up count '%s'", arg);
+		break;
+	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 0); break;
+	case OPT_DTYPE: o->src.dtype = gt_argp_dtype(state, arg); break;
+	case 'q': gt_msg_set_quiet(1); break;
+	case ARGP_KEY_ARG:
+		if (o->input)
+			argp_error(state, "one input file at a time");
+		o->input = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!o->input)
+			argp_usage(state);
+		break;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp bench_argp = {
+	options, parse_opt, "FILE",
+	"Measure codec throughput on the float tensors of FILE (HDF5, .npy or "
+	"raw), read into memory first: for each codec spec, thread count and "
+	"direction, warm-up runs, then --repeat timed runs; MB/s is 10^6 bytes "
+	"of original data per second (median, min, max).  Each tensor is coded "
+	"as 'gtool compress' would code it (a lossy codec codes a trace's "
+	"gradients, with their optimizer context for gcomp; the rest huffexp), "
+	"in .gtz blocks and chunks, without the file around them."
+	"\vColumns: codec, options, spec, threads, direction (compress or "
+	"decompress), repeat, bytes (original), ratio (coded / original bytes "
+	"of the same run), mbps_median, mbps_min, mbps_max, peak_rss_mib "
+	"(getrusage ru_maxrss of the process so far, MiB).",
+	NULL, NULL, NULL
+};
+
+static void header(struct gt_table *tb)
+{
+	static const char *const cols[] = {
+		"codec", "options", "spec", "threads", "direction", "repeat", "bytes",
+		"ratio", "mbps_median", "mbps_min", "mbps_max", "peak_rss_mib",
+	};
+
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		gt_table_col(tb, cols[i]);
+}
+
+static double peak_rss_mib(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (double)ru.ru_maxrss / 1024.0; /* KiB on Linux */
+}
+
+static void row(struct gt_table *tb, const struct gt_codec *c, const char *opts,
+		const char *spec, unsigned threads, const char *dir,
+		const struct gt_bench_result *r, double *secs, long repeat)
+{
+	double med, lo, hi;
+
+	gt_bench_spread(secs, (size_t)repeat, &med, &lo, &hi);
+	gt_table_str(tb, gt_codec_name(c));
+	gt_table_str(tb, opts);
+	gt_table_str(tb, spec);
+	gt_table_uint(tb, threads);
+	gt_table_str(tb, dir);
+	gt_table_int(tb, repeat);
+	gt_table_uint(tb, r->bytes);
+	gt_table_num(tb, r->bytes ? (double)r->coded / (double)r->bytes : 0, 4);
+	/* the median time is the median rate; the fastest run is the max */
+	gt_table_num(tb, gt_bench_mbps(r->bytes, med), 5);
+	gt_table_num(tb, gt_bench_mbps(r->bytes, hi), 5);
+	gt_table_num(tb, gt_bench_mbps(r->bytes, lo), 5);
+	gt_table_num(tb, peak_rss_mib(), 4);
+}
+
+static int bench_spec(const struct bench_opts *o, struct gt_memload *m,
+		      const char *spec, struct gt_table *tb)
+{
+	const struct gt_codec *c;
+	const char *opts;
+	const struct gt_bench_input *in;
+	double *cs = xcalloc((size_t)o->repeat, sizeof(double));
+	double *ds = xcalloc((size_t)o->repeat, sizeof(double));
+	int needs, rc = gt_memload_spec(spec, &c, &opts, &needs);
+
+	if (rc >= 0)
+		rc = gt_memload_inputs(m, c, opts, needs, &in);
+	for (size_t t = 0; t < o->nthreads && rc >= 0; t++) {
+		const struct gt_bench_opts bo = { o->threads[t], (unsigned)o->repeat,
+						  (unsigned)o->warmup, 0, 0 };
+		struct gt_bench_result r = { 0, 0, cs, ds };
+		struct gt_diag d = { "" };
+
+		rc = gt_bench_run(in, m->n, &bo, &r, &d);
+		if (rc < 0) {
+			rc = gt_error("%s: %s: %s", o->input, spec, d.msg);
+			break;
+		}
+		row(tb, c, opts, spec, o->threads[t], "compress", &r, cs, o->repeat);
+		row(tb, c, opts, spec, o->threads[t], "decompress", &r, ds, o->repeat);
+	}
+	free(cs);
+	free(ds);
+	return rc;
+}
+
+/* Specs are checked before the file is read: a bad one is a usage error. */
+static int check_specs(const struct gt_speclist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct gt_codec *c;
+		const char *opts;
+		int needs;
+
+		if (gt_memload_spec(l->v[i], &c, &opts, &needs) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int run_bench(struct bench_opts *o)
+{
+	struct gt_memload m;
+	struct gt_table *tb;
+	const int defaults = !o->specs.n;
+	int rc;
+
+	if (defaults)
+		gt_speclist_defaults(&o->specs);
+	if (check_specs(&o->specs) < 0)
+		return 2;
+	if (gt_memload_open(&m, o->input, &o->src) < 0 ||
+	    gt_speclist_usable(&o->specs, &m, defaults) < 0) {
+		gt_memload_close(&m);
+		return 1;
+	}
+	tb = gt_table_new(o->fmt);
+	header(tb);
+	rc = 0;
+	for (size_t i = 0; i < o->specs.n && rc >= 0; i++)
+		rc = bench_spec(o, &m, o->specs.v[i], tb);
+	if (rc >= 0)
+		gt_table_print(tb, stdout);
+	gt_table_free(tb);
+	gt_memload_close(&m);
+	return rc < 0 ? 1 : 0;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct bench_opts o = { 0 };
+	int rc;
+
+	o.repeat = 5;
+	o.warmup = 1;
+	o.fmt = GT_FMT_TABLE;
+	rc = gt_argp_parse(&bench_argp, argc, argv, &o);
+	if (!rc) {
+		if (!o.nthreads) {
+			o.threads = xcalloc(1, sizeof(*o.threads));
+			o.threads[o.nthreads++] = 1;
+		}
+		rc = run_bench(&o);
+	}
+	gt_speclist_release(&o.specs);
+	free(o.threads);
+	return rc;
+}

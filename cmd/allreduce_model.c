@@ -20,7 +20,8 @@
 	"normalized = T_codec/T_none"
 
 struct allreduce_model_opts {
-	const char *from, *file;
+	const char *from, *file, *codecs;
+	long repeat;
 	long workers[MAX_LIST];
 	size_t nworkers;
 	double links[MAX_LIST];
@@ -31,12 +32,14 @@ struct allreduce_model_opts {
 };
 
 enum { OPT_FROM = 0x100, OPT_BANDWIDTH, OPT_WORKERS, OPT_BYTES, OPT_CHUNK,
-       OPT_LATENCY, OPT_FORMAT };
+       OPT_LATENCY, OPT_FORMAT , OPT_REPEAT };
 
 static const struct argp_option options[] = {
 	{ "from", OPT_FROM, "FILE", 0,
 	  "codec speeds and ratios from FILE, written by gtool bench --format json "
-	  "(required for now)", 0 },
+	  "(else they are measured now on the trace FILE)", 0 },
+	{ "codecs", 'c', "LIST", 0, "codecs to measure (default " GT_MEASURE_CODECS ")", 0 },
+	{ "repeat", OPT_REPEAT, "N", 0, "timed runs of each codec when measuring (default 5)", 0 },
 	{ "workers", OPT_WORKERS, "LIST", 0, "ring sizes N, comma-separated, 2-65536 "
 	  "(default 4,16,128)", 0 },
 	{ "bandwidth", OPT_BANDWIDTH, "LIST", 0,
@@ -84,11 +87,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "one trace at a time");
 		o->file = arg;
 		break;
+	case 'c': o->codecs = arg; break;
+	case OPT_REPEAT:
+		if (gt_parse_int(arg, 1, 1000, &o->repeat) < 0)
+			argp_error(state, "invalid repeat '%s': expected 1-1000", arg);
+		break;
 	case ARGP_KEY_END:
-		if (!o->from)
-			argp_error(state, "--from FILE is required: measuring the codecs "
-				   "here is not wired yet; run gtool bench --format json first");
-		if (!o->file == !o->bytes)
+		if (!o->from && !o->file)
+			argp_error(state, "give --from BENCH.json, or a trace FILE to measure the codecs on");
+		if (o->from && o->codecs)
+			argp_error(state, "-c picks codecs to measure; with --from the file has them");
+		if (o->from && !o->file == !o->bytes)
 			argp_error(state, "give either a trace FILE or --bytes N");
 		break;
 	default: return ARGP_ERR_UNKNOWN;
@@ -97,10 +106,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 const struct argp allreduce_model_argp = {
-	options, parse_opt, "--from BENCH.json FILE\n--from BENCH.json --bytes N",
+	options, parse_opt, "--from BENCH.json FILE\n--from BENCH.json --bytes N\n[-c LIST] FILE",
 	"GComp's Figure 10 as a model: the time of a ring allreduce of the "
 	"gradients of FILE (the first step of a trace; --bytes instead) with each "
-	"codec measured by gtool bench, compressing before each send and "
+	"codec measured by gtool bench (read from --from, or measured now on FILE "
+	"on one thread), compressing before each send and "
 	"decompressing after each receive, pipelined by chunks, normalized by the "
 	"time without compression (below 1: the codec helps).\v"
 	"Model: " MODEL_TEXT ".  N workers, M bytes, B the link in bytes/s, a the "
@@ -149,7 +159,7 @@ static int model_bytes(const struct allreduce_model_opts *o, double *ret)
 	struct gt_model_tensor *t;
 	size_t n;
 
-	if (!o->file) {
+	if (o->bytes) {
 		*ret = (double)o->bytes;
 		return 0;
 	}
@@ -172,7 +182,9 @@ static int run_allreduce_model(const struct allreduce_model_opts *o)
 	struct gt_table *tab;
 	size_t n;
 
-	if (model_bytes(o, &p.bytes) < 0 || gt_bench_pairs(o->from, &rows, &pairs, &n) < 0)
+	if (model_bytes(o, &p.bytes) < 0 ||
+	    (o->from ? gt_bench_pairs(o->from, &rows, &pairs, &n)
+		     : gt_bench_measure(o->file, o->codecs, (unsigned)o->repeat, &rows, &pairs, &n)) < 0)
 		return -1;
 	tab = gt_table_new(o->fmt);
 	columns(tab, o->fmt);
@@ -199,7 +211,7 @@ int cmd_allreduce_model(int argc, char **argv)
 {
 	struct allreduce_model_opts o = {
 		.workers = { 4, 16, 128 }, .nworkers = 3, .links = { 10e9 }, .nlinks = 1,
-		.chunk = 256 << 10,
+		.chunk = 256 << 10, .repeat = 5,
 	};
 	const int rc = gt_argp_parse(&allreduce_model_argp, argc, argv, &o);
 

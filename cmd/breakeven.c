@@ -15,18 +15,21 @@
 #define MAX_LINKS 64
 
 struct breakeven_opts {
-	const char *from;
+	const char *from, *file, *codecs;
 	double links[MAX_LINKS];
 	size_t nlinks;
 	enum gt_fmt fmt;
+	long repeat;
 };
 
-enum { OPT_FROM = 0x100, OPT_BANDWIDTH, OPT_FORMAT };
+enum { OPT_FROM = 0x100, OPT_BANDWIDTH, OPT_FORMAT, OPT_REPEAT };
 
 static const struct argp_option options[] = {
 	{ "from", OPT_FROM, "FILE", 0,
 	  "codec speeds and ratios from FILE, written by gtool bench --format json "
-	  "(required for now)", 0 },
+	  "(else they are measured now on DATA)", 0 },
+	{ "codecs", 'c', "LIST", 0, "codecs to measure on DATA (default " GT_MEASURE_CODECS ")", 0 },
+	{ "repeat", OPT_REPEAT, "N", 0, "timed runs of each codec on DATA (default 5)", 0 },
 	{ "bandwidth", OPT_BANDWIDTH, "LIST", 0,
 	  "link speeds in bits/s, comma-separated: 10G,56G,100G (default 10G)", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv or json", 0 },
@@ -45,11 +48,21 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   "bits/s such as 10G,56G,100G", arg);
 		break;
 	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 0); break;
-	case ARGP_KEY_ARG: argp_error(state, "unexpected argument '%s'", arg); break;
+	case 'c': o->codecs = arg; break;
+	case OPT_REPEAT:
+		if (gt_parse_int(arg, 1, 1000, &o->repeat) < 0)
+			argp_error(state, "invalid repeat '%s': expected 1-1000", arg);
+		break;
+	case ARGP_KEY_ARG:
+		if (o->file)
+			argp_error(state, "one data file at a time");
+		o->file = arg;
+		break;
 	case ARGP_KEY_END:
-		if (!o->from)
-			argp_error(state, "--from FILE is required: measuring the codecs "
-				   "here is not wired yet; run gtool bench --format json first");
+		if (!o->from == !o->file)
+			argp_error(state, "give either --from BENCH.json or a DATA file to measure");
+		if (o->from && o->codecs)
+			argp_error(state, "-c picks codecs to measure; with --from the file has them");
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
@@ -57,12 +70,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 const struct argp breakeven_argp = {
-	options, parse_opt, "--from BENCH.json",
+	options, parse_opt, "--from BENCH.json\nDATA",
 	"Seed 003's break-even model (§3.3, Eq. 1-4): for each link speed and "
 	"each codec measured by gtool bench, the smallest compression factor "
 	"k_min = 1 / (1 - B (1/Tc + 1/Td)) that pays for compressing at Tc and "
 	"decompressing at Td on a link of B bytes/s, and whether the codec's own "
-	"factor 1/ratio speeds the transfer up or slows it down."
+	"factor 1/ratio speeds the transfer up or slows it down.  The speeds "
+	"come from a gtool bench JSON file, or are measured now on DATA by gtool "
+	"bench on one thread."
 	"\vspeedup = (1/B) / (1/Tc + ratio/B + 1/Td): above 1 the codec is faster "
 	"than sending the data as it is.  k_min is inf (null in JSON) when no "
 	"factor pays off.",
@@ -107,7 +122,8 @@ static int run_breakeven(const struct breakeven_opts *o)
 	struct gt_table *tab;
 	size_t n;
 
-	if (gt_bench_pairs(o->from, &rows, &pairs, &n) < 0)
+	if ((o->from ? gt_bench_pairs(o->from, &rows, &pairs, &n)
+		     : gt_bench_measure(o->file, o->codecs, (unsigned)o->repeat, &rows, &pairs, &n)) < 0)
 		return -1;
 	tab = gt_table_new(o->fmt);
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
@@ -124,7 +140,7 @@ static int run_breakeven(const struct breakeven_opts *o)
 
 int cmd_breakeven(int argc, char **argv)
 {
-	struct breakeven_opts o = { .links = { 10e9 }, .nlinks = 1 };
+	struct breakeven_opts o = { .links = { 10e9 }, .nlinks = 1, .repeat = 5 };
 	const int rc = gt_argp_parse(&breakeven_argp, argc, argv, &o);
 
 	if (rc)

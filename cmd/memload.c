@@ -175,7 +175,7 @@ const char *const gt_memload_defaults[] = {
 	"zlib:level=1", "zlib:level=6", "zlib:level=9", "tfp:bits=8", "tfp:bits=4",
 	"rangeq:bits=10", "fft:drop=0.85,bits=10", "topk:cf=10", "topk:cf=1000",
 	"dgc:cf=10", "dgc:cf=1000", "randk:cf=100", "redsync:cf=100",
-	"qsgd:levels=8", "terngrad", NULL,
+	"qsgd:levels=3", "terngrad", NULL,
 };
 
 /* 1 when the codec of @spec is registered. */

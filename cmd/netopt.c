@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "msg.h"
 #include "netopt.h"
@@ -224,4 +226,64 @@ void gt_model_tensors_free(struct gt_model_tensor *t, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(t[i].name);
 	free(t);
+}
+
+/* Run this program's bench with stdout into @fd; 0 when it succeeded. */
+static int run_bench(int fd, const char *input, const char *codecs, unsigned repeat)
+{
+	char a0[] = "gtool", a1[] = "bench", a2[] = "--format=json", a3[] = "-q",
+	     a4[] = "-T1", rep[32];
+	char *in = xstrdup(input);
+	char *argv[] = { a0, a1, a2, a3, a4, rep, NULL, in, NULL };
+	int status;
+	pid_t pid;
+
+	snprintf(rep, sizeof(rep), "--repeat=%u", repeat);
+	argv[6] = xmalloc(strlen(codecs) + 4);
+	snprintf(argv[6], strlen(codecs) + 4, "-c%s", codecs);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		free(argv[6]);
+		free(in);
+		return gt_error_errno("cannot start gtool bench");
+	}
+	if (!pid) {
+		if (dup2(fd, STDOUT_FILENO) < 0)
+			_exit(127);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	free(argv[6]);
+	free(in);
+	if (waitpid(pid, &status, 0) < 0)
+		return gt_error_errno("gtool bench");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return gt_error("%s: measuring the codecs failed (gtool bench said why)", input);
+	return 0;
+}
+
+int gt_bench_measure(const char *input, const char *codecs, unsigned repeat,
+		     struct gt_bench_row **rows_ret, struct gt_codec_pair **pairs_ret,
+		     size_t *n_ret)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path;
+	int fd, rc;
+
+	if (asprintf(&path, "%s/gtool-bench.XXXXXX", dir && *dir ? dir : "/tmp") < 0)
+		gt_die("out of memory");
+	fd = mkstemp(path);
+	if (fd < 0) {
+		rc = gt_error_errno("%s", path);
+		free(path);
+		return rc;
+	}
+	rc = run_bench(fd, input, codecs ? codecs : GT_MEASURE_CODECS, repeat);
+	close(fd);
+	if (rc >= 0)
+		rc = gt_bench_pairs(path, rows_ret, pairs_ret, n_ret);
+	unlink(path);
+	free(path);
+	return rc;
 }

@@ -40,6 +40,18 @@ struct gt_codec_pair {
 int gt_bench_pairs(const char *path, struct gt_bench_row **rows_ret,
 		   struct gt_codec_pair **pairs_ret, size_t *n_ret);
 
+/*
+ * gt_bench_measure - measure the codecs now: `gtool bench --format json -T 1
+ * --repeat @repeat [-c @codecs] @input`, run by this very program into a
+ * temporary file, read back as gt_bench_pairs() reads a --from file, so
+ * that "measured now" and "measured before" take one path.  Errors are
+ * printed; returns 0 or -1.
+ */
+#define GT_MEASURE_CODECS "huffexp,gcomp,zstd:level=1,zstd:level=3,zlib:level=1,zlib:level=6"
+int gt_bench_measure(const char *input, const char *codecs, unsigned repeat,
+		     struct gt_bench_row **rows_ret, struct gt_codec_pair **pairs_ret,
+		     size_t *n_ret);
+
 /* A gradient tensor of a model, as the network models see it. */
 struct gt_model_tensor {
 	char *name;     /* malloc'd */

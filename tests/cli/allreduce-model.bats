@@ -79,7 +79,7 @@ speeds() {
 
 @test "allreduce-model: usage errors" {
 	run -2 --separate-stderr gtool allreduce-model --bytes 1M
-	[ "${stderr_lines[0]}" = "gtool allreduce-model: --from FILE is required: measuring the codecs here is not wired yet; run gtool bench --format json first" ]
+	[ "${stderr_lines[0]}" = "gtool allreduce-model: give --from BENCH.json, or a trace FILE to measure the codecs on" ]
 	run -2 --separate-stderr gtool allreduce-model --from "$BENCH"
 	[ "${stderr_lines[0]}" = "gtool allreduce-model: give either a trace FILE or --bytes N" ]
 	run -2 --separate-stderr gtool allreduce-model --from "$BENCH" --bytes 1M "$SAMPLES/grads.npy"
@@ -106,4 +106,11 @@ speeds() {
 	run -1 --separate-stderr gtool allreduce-model --from "$BENCH" empty.f32
 	[[ $stderr == "gtool allreduce-model: empty.f32: "* ]]
 	[ -z "$output" ]
+}
+
+@test "allreduce-model: without --from, the codecs are measured on the trace" {
+	run -0 --separate-stderr gtool allreduce-model -c huffexp --repeat 1 --workers 4 \
+		--format csv "$SAMPLES/mlp_sgd.h5"
+	[ "${#lines[@]}" -eq 2 ]
+	[[ ${lines[1]} == 4,10G,*,huffexp,1,* ]]
 }

@@ -68,10 +68,22 @@ speeds() {
 	[[ ${lines[0]} == "link  link_bps  codec "* ]]
 }
 
-@test "breakeven: without --from it is a usage error that says why" {
+@test "breakeven: without --from it needs DATA to measure, and measures what gtool bench measures" {
 	run -2 --separate-stderr gtool breakeven --bandwidth 10G
-	[ "${stderr_lines[0]}" = "gtool breakeven: --from FILE is required: measuring the codecs here is not wired yet; run gtool bench --format json first" ]
+	[ "${stderr_lines[0]}" = "gtool breakeven: give either --from BENCH.json or a DATA file to measure" ]
 	[ -z "$output" ]
+	run -2 --separate-stderr gtool breakeven -c zstd --from "$BENCH"
+	[[ ${stderr_lines[0]} == *"with --from the file has them" ]]
+	# measured now: one row per codec and link, with the ratio bench reports
+	run -0 --separate-stderr gtool breakeven -c huffexp,zstd:level=1 --repeat 1 \
+		--bandwidth 1G,10G --format csv "$SAMPLES/grads.f32"
+	[ "${#lines[@]}" -eq 5 ]
+	got=$(printf '%s\n' "$output" | awk -F, '$1 == "1G" && $3 == "huffexp" { print $5 }')
+	run -0 --separate-stderr gtool bench -c huffexp --repeat 1 --format json "$SAMPLES/grads.f32"
+	want=$(printf '%s\n' "$output" | jq -r '.[0].ratio')
+	awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; exit !(d < 1e-12 && d > -1e-12) }'
+	run -1 --separate-stderr gtool breakeven missing.f32
+	[[ $stderr == *"missing.f32"* ]]
 }
 
 @test "breakeven: bad options are usage errors" {
@@ -82,7 +94,9 @@ speeds() {
 	run -2 --separate-stderr gtool breakeven --from "$BENCH" --bandwidth -1G
 	[[ ${stderr_lines[0]} == "gtool breakeven: invalid bandwidth list '-1G'"* ]]
 	run -2 --separate-stderr gtool breakeven --from "$BENCH" extra
-	[ "${stderr_lines[0]}" = "gtool breakeven: unexpected argument 'extra'" ]
+	[ "${stderr_lines[0]}" = "gtool breakeven: give either --from BENCH.json or a DATA file to measure" ]
+	run -2 --separate-stderr gtool breakeven a.f32 b.f32
+	[ "${stderr_lines[0]}" = "gtool breakeven: one data file at a time" ]
 	run -2 --separate-stderr gtool breakeven --from "$BENCH" --format xml
 	[ "${stderr_lines[0]}" = "gtool breakeven: invalid format 'xml': expected table, csv, tsv or json" ]
 }

@@ -196,7 +196,7 @@ static int run_bench(struct bench_opts *o)
 		gt_speclist_defaults(&o->specs);
 	if (check_specs(&o->specs) < 0)
 		return 2;
-	if (gt_memload_open(&m, o->input, &o->src) < 0 ||
+	if (gt_memload_open(&m, o->input, &o->src, 0) < 0 ||
 	    gt_speclist_usable(&o->specs, &m, defaults) < 0) {
 		gt_memload_close(&m);
 		return 1;

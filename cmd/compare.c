@@ -21,11 +21,12 @@ struct compare_opts {
 	enum gt_fmt fmt;
 	unsigned threads;
 	long repeat;
+	int grads_only;
 	struct gt_source_opts src;
 	const char *input;
 };
 
-enum { OPT_FORMAT = 0x100, OPT_SORT, OPT_REPEAT, OPT_DTYPE };
+enum { OPT_FORMAT = 0x100, OPT_SORT, OPT_REPEAT, OPT_DTYPE, OPT_GRADS_ONLY };
 
 static const struct argp_option options[] = {
 	{ "codecs", 'c', "LIST", 0,
@@ -35,6 +36,8 @@ static const struct argp_option options[] = {
 	{ "threads", 'T', "N", 0, "worker threads (default: all cores)", 0 },
 	{ "repeat", OPT_REPEAT, "N", 0, "timed runs for the MB/s columns, median (default 3)", 0 },
 	{ "dtype", OPT_DTYPE, "DT", 0, "dtype of raw input: f32, f16, bf16 or f64", 0 },
+	{ "grads-only", OPT_GRADS_ONLY, NULL, 0,
+	  "on a trace: only the gradients, in the sizes, speeds and errors", 0 },
 	{ "quiet", 'q', NULL, 0, "print no warnings", 0 },
 	{ 0 }
 };
@@ -81,6 +84,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid repeat count '%s'", arg);
 		break;
 	case OPT_DTYPE: o->src.dtype = gt_argp_dtype(state, arg); break;
+	case OPT_GRADS_ONLY: o->grads_only = 1; break;
 	case 'q': gt_msg_set_quiet(1); break;
 	case ARGP_KEY_ARG:
 		if (o->input)
@@ -167,6 +171,7 @@ static int compress_to_tmp(struct cmp *c, const char *spec, struct row *r)
 	co.src = c->o->src;
 	co.force = 1;
 	co.silent = 1;
+	co.grads_only = c->o->grads_only;
 	rc = gt_compress_file(&co, &in, &out);
 	if (rc)
 		return -1;
@@ -286,12 +291,14 @@ static int open_cmp(struct cmp *c)
 {
 	const char *tmp = getenv("TMPDIR");
 
-	if (gt_memload_open(&c->m, c->o->input, &c->o->src) < 0)
+	if (gt_memload_open(&c->m, c->o->input, &c->o->src, c->o->grads_only) < 0)
 		return -1;
 	c->sel = xcalloc(gt_source_count(c->m.src) + 1, 1);
 	for (size_t k = 0; k < c->m.n; k++)
 		c->sel[c->m.idx[k]] = 1;
 	c->trace = c->m.ctx.trace && gt_trace_nsteps(c->m.ctx.trace);
+	if (c->o->grads_only && !c->trace)
+		return gt_error("%s: --grads-only needs a trace with step groups", c->o->input);
 	if (asprintf(&c->dir, "%s/gtool-compare.XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
 		gt_die("out of memory");
 	if (!mkdtemp(c->dir)) {

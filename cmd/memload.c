@@ -43,7 +43,7 @@ static int load_tensor(struct gt_memload *m, size_t i, void *buf)
 }
 
 int gt_memload_open(struct gt_memload *m, const char *path,
-		    const struct gt_source_opts *so)
+		    const struct gt_source_opts *so, int grads_only)
 {
 	struct gt_diag d = { "" };
 	size_t cnt, maxn = 1;
@@ -64,20 +64,17 @@ int gt_memload_open(struct gt_memload *m, const char *path,
 	m->optim = xcalloc(cnt + 1, sizeof(*m->optim));
 	m->aux_done = xcalloc(cnt + 1, 1);
 	m->in = xcalloc(cnt + 1, sizeof(*m->in));
-	buf = xmalloc(GT_READ_VALUES * 8);
-	for (size_t i = 0; i < cnt && rc >= 0; i++) {
-		const uint64_t c = gt_source_info(m->src, i)->count;
-
-		if (!sel[i])
-			continue;
-		rc = load_tensor(m, i, buf);
-		if (rc >= 0 && c > maxn)
-			maxn = (size_t)c;
-	}
-	free(buf);
-	free(sel);
+	for (size_t i = 0; i < cnt; i++)
+		if (sel[i] && gt_source_info(m->src, i)->count > maxn)
+			maxn = (size_t)gt_source_info(m->src, i)->count;
 	if (rc >= 0)
 		rc = gt_optctx_open(&m->ctx, &m->of, m->src, path, maxn);
+	buf = xmalloc(GT_READ_VALUES * 8);
+	for (size_t i = 0; i < cnt && rc >= 0; i++)
+		if (sel[i] && (!grads_only || gt_optctx_is_grad(&m->ctx, i)))
+			rc = load_tensor(m, i, buf);
+	free(buf);
+	free(sel);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -27,7 +27,7 @@ struct gt_memload {
 
 /* Read every float tensor of @path into memory.  Prints errors; 0 or -1. */
 int gt_memload_open(struct gt_memload *m, const char *path,
-		    const struct gt_source_opts *so);
+		    const struct gt_source_opts *so, int grads_only);
 void gt_memload_close(struct gt_memload *m);
 
 /*

@@ -60,6 +60,24 @@ near() {
 	done
 }
 
+@test "compare: --grads-only rows equal compress --grads-only + error on the gradients" {
+	local spec
+	run -0 gtool compare --grads-only --repeat 1 -T 1 -c topk:cf=10,tfp:bits=8,gcomp --format csv "$SAMPLES/lstm_adamw.h5"
+	printf '%s\n' "${lines[@]}" > c.csv
+	for spec in topk:cf=10 tfp:bits=8 gcomp; do
+		gtool compress -q -f --grads-only -c "$spec" -o x.gtz "$SAMPLES/lstm_adamw.h5"
+		[ "$(field c.csv "$spec" gtz_bytes)" = "$(stat -c %s x.gtz)" ]
+		# the gradients of the trace: 4 steps of 32460 f32 values
+		[ "$(field c.csv "$spec" values)" = 129840 ]
+		[ "$(field c.csv "$spec" bytes)" = 519360 ]
+		run -0 gtool error --total --format csv -d '/step_*/grad/*' "$SAMPLES/lstm_adamw.h5" x.gtz
+		[ "$(field c.csv "$spec" rmse)" = "$(echo "${lines[1]}" | cut -d, -f10)" ]
+		[ "$(field c.csv "$spec" cosine)" = "$(echo "${lines[1]}" | cut -d, -f14)" ]
+	done
+	run -1 --separate-stderr gtool compare --grads-only -c huffexp "$SAMPLES/grads.f32"
+	[ "$stderr" = "gtool compare: $SAMPLES/grads.f32: --grads-only needs a trace with step groups" ]
+}
+
 @test "compare: JSON parses and has one object per spec" {
 	run -0 --separate-stderr gtool compare --repeat 1 -c huffexp,gcomp:mode=single-quant --format json "$SAMPLES/grads.npy"
 	printf '%s\n' "${lines[@]}" > c.json

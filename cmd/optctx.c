@@ -306,6 +306,18 @@ int gt_optctx_read(struct gt_optctx *c, uint64_t first, size_t n,
 	return 0;
 }
 
+/* 0 when codec @codec cannot code values of @dt at all (rangeq on bf16). */
+static int codes_dtype(const struct gt_codec *codec, enum gt_dtype dt)
+{
+	const struct gt_codec_params p = { dt, NULL, NULL, 0, NULL };
+	struct gt_codec_ctx *ctx = NULL;
+	struct gt_diag d;
+	const int rc = gt_codec_new(codec, &p, &ctx, &d);
+
+	gt_codec_free(ctx);
+	return rc != GT_ERR(TYPE);
+}
+
 int gt_optctx_coding(struct gt_optctx *c, const struct gt_optflags *f,
 		     struct gt_source *input, const char *input_name, size_t i,
 		     const struct gt_codec *codec, int needs_optim,
@@ -316,7 +328,11 @@ int gt_optctx_coding(struct gt_optctx *c, const struct gt_optflags *f,
 	*aux_ret = 0;
 	if (gt_codec_flags(codec) & GT_CODEC_LOSSLESS)
 		return 0;
-	if (!gt_optctx_is_grad(c, i)) {
+	if (!gt_optctx_is_grad(c, i) || !codes_dtype(codec, gt_source_info(input, i)->dtype)) {
+		if (gt_optctx_is_grad(c, i))
+			gt_warn("%s: %s: codec %s does not code %s; kept losslessly with huffexp",
+				input_name, gt_source_info(input, i)->name, gt_codec_name(codec),
+				gt_dtype_name(gt_source_info(input, i)->dtype));
 		*codec_ret = gt_codec_find("huffexp");
 		*own_opts_ret = 0;
 		return 0;

@@ -71,7 +71,9 @@ int gt_optctx_read(struct gt_optctx *c, uint64_t first, size_t n,
  * context): a lossless codec codes everything; with a lossy or
  * near-lossless one, only the gradients of a trace are coded with it and
  * everything else of the file (parameters, state) losslessly with huffexp,
- * so decompress gives back a trace training can resume from.  *@codec_ret
+ * so decompress gives back a trace training can resume from; a tensor of a
+ * dtype the codec cannot code (rangeq and fft are f32 only) goes to
+ * huffexp too, with a warning.  *@codec_ret
  * is the codec to use, *@own_opts_ret 1 when the caller's options go with
  * it (0: huffexp's defaults), *@aux_ret 1 when the values must come with
  * their optimizer context (then @c is resolved for @i: c->optim, and

@@ -472,3 +472,14 @@ roundtrip_raw() {
 	[[ $output == *$'\nhuffexp '*"id 3 "*"lossless"* ]]
 	[[ $output == *"    level=N "* && $output == *"    maxlen=N "* && $output == *"    method=M "* ]]
 }
+
+@test "compress: a lossy codec leaves dtypes it cannot code to huffexp, with a warning" {
+	run -0 --separate-stderr gtool compress -f -c rangeq "$SAMPLES/dtypes.h5" -o d.gtz
+	[[ $stderr == *"/bf16: codec rangeq does not code bf16; kept losslessly with huffexp"* ]]
+	run -0 gtool ls --format csv d.gtz
+	[ "$(printf '%s\n' "$output" | awk -F, '$2 == "/f32" { print $7 }')" = rangeq ]
+	[ "$(printf '%s\n' "$output" | awk -F, '$2 == "/bf16" { print $7 }')" = huffexp ]
+	# the tensors it could not code come back bit for bit
+	run -0 gtool error --format csv -d /bf16 -d /f16 -d /f64 "$SAMPLES/dtypes.h5" d.gtz
+	[ "$(printf '%s\n' "$output" | awk -F, '$1 == "total" { print $2 == $3 }')" = 1 ]
+}

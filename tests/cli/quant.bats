@@ -144,9 +144,12 @@ hex_f32() {
 	[ ! -e x.gtz ]
 }
 
-@test "quant: rangeq and fft refuse f16 data" {
+@test "quant: rangeq and fft leave f16 data to huffexp, with a warning" {
 	make_raw s.f32 1 -2 0.5 0
-	run -1 --separate-stderr gtool compress -c fft --dtype f16 s.f32 -o x.gtz
-	[ "$stderr" = "gtool compress: s.f32: codec fft: f16 not supported (f32 only)" ]
-	[ ! -e x.gtz ]
+	for c in fft rangeq; do
+		run -0 --separate-stderr gtool compress -f -c "$c" --dtype f16 s.f32 -o x.gtz
+		[ "$stderr" = "gtool compress: warning: s.f32: s: codec $c does not code f16; kept losslessly with huffexp" ]
+		run -0 gtool ls --format csv x.gtz
+		[ "$(printf '%s\n' "$output" | awk -F, 'NR == 2 { print $7 }')" = huffexp ]
+	done
 }

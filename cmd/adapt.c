@@ -104,20 +104,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 0); break;
 	case OPT_DTYPE: o->src.dtype = gt_argp_dtype(state, arg); break;
-	case OPT_BLOCK:
-		if (gt_parse_size(arg, GT_GTZ_CHUNK_MIN, GT_GTZ_BLOCK_MAX, &o->block) < 0)
-			argp_error(state, "invalid block size '%s'", arg);
-		break;
-	case OPT_CHUNK:
-		if (gt_parse_size(arg, GT_GTZ_CHUNK_MIN, GT_GTZ_BLOCK_MAX, &o->chunk) < 0)
-			argp_error(state, "invalid chunk size '%s'", arg);
-		break;
+	case OPT_BLOCK: o->block = gt_argp_block_size(state, arg); break;
+	case OPT_CHUNK: o->chunk = gt_argp_chunk_size(state, arg); break;
 	case 'q': gt_msg_set_quiet(1); break;
-	case ARGP_KEY_ARG:
-		if (o->input)
-			argp_error(state, "one input file, please");
-		o->input = arg;
-		break;
+	case ARGP_KEY_ARG: gt_argp_input(state, &o->input, arg); break;
 	case ARGP_KEY_END:
 		if (!o->input)
 			argp_usage(state);

@@ -68,11 +68,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 0); break;
 	case OPT_DTYPE: o->src.dtype = gt_argp_dtype(state, arg); break;
 	case 'q': gt_msg_set_quiet(1); break;
-	case ARGP_KEY_ARG:
-		if (o->input)
-			argp_error(state, "one input file at a time");
-		o->input = arg;
-		break;
+	case ARGP_KEY_ARG: gt_argp_input(state, &o->input, arg); break;
 	case ARGP_KEY_END:
 		if (!o->input)
 			argp_usage(state);

@@ -61,15 +61,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (gt_parse_threads(arg, &o->threads) < 0)
 			argp_error(state, "invalid thread count '%s'", arg);
 		break;
-	case OPT_BLOCK:
-		if (gt_parse_size(arg, GT_GTZ_CHUNK_MIN, GT_GTZ_BLOCK_MAX, &o->block_values) < 0)
-			argp_error(state, "invalid block size '%s': expected %u-%u values",
-				   arg, GT_GTZ_CHUNK_MIN, GT_GTZ_BLOCK_MAX);
-		break;
-	case OPT_CHUNK:
-		if (gt_parse_size(arg, GT_GTZ_CHUNK_MIN, GT_GTZ_BLOCK_MAX, &o->chunk_values) < 0)
-			argp_error(state, "invalid chunk size '%s'", arg);
-		break;
+	case OPT_BLOCK: o->block_values = gt_argp_block_size(state, arg); break;
+	case OPT_CHUNK: o->chunk_values = gt_argp_chunk_size(state, arg); break;
 	case 'd':
 		o->datasets = xrealloc(o->datasets, (o->ndatasets + 1) * sizeof(*o->datasets));
 		o->datasets[o->ndatasets++] = arg;
@@ -87,11 +80,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_INIT: state->child_inputs[0] = &o->of; break;
 	case 'q': gt_msg_set_quiet(1); break;
 	case 'v': o->verbose = 1; break;
-	case ARGP_KEY_ARG:
-		if (o->input)
-			argp_error(state, "one input file at a time");
-		o->input = arg;
-		break;
+	case ARGP_KEY_ARG: gt_argp_input(state, &o->input, arg); break;
 	case ARGP_KEY_END:
 		if (!o->input && !o->list_codecs)
 			argp_usage(state);

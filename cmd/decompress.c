@@ -50,11 +50,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'q': gt_msg_set_quiet(1); break;
 	case 'v': o->verbose = 1; break;
-	case ARGP_KEY_ARG:
-		if (o->input)
-			argp_error(state, "one input file at a time");
-		o->input = arg;
-		break;
+	case ARGP_KEY_ARG: gt_argp_input(state, &o->input, arg); break;
 	case ARGP_KEY_NO_ARGS: argp_usage(state); break;
 	default: return ARGP_ERR_UNKNOWN;
 	}

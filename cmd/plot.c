@@ -66,11 +66,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_YLABEL: o->p.ylabel = arg; break;
 	case 'o': o->output = arg; break;
 	case 'f': o->force = 1; break;
-	case ARGP_KEY_ARG:
-		if (o->input)
-			argp_error(state, "one input file at a time");
-		o->input = arg;
-		break;
+	case ARGP_KEY_ARG: gt_argp_input(state, &o->input, arg); break;
 	case ARGP_KEY_END:
 		if (!o->x || !o->y)
 			argp_error(state, "-x and -y are required");

@@ -12,6 +12,7 @@
 
 #include "msg.h"
 #include "util.h"
+#include "../formats/gt_gtz.h"
 #include "../formats/gt_source.h"
 #include "../lib/banned.h"
 
@@ -489,6 +490,32 @@ int gt_read_tensor(struct gt_source *src, size_t i, void *buf, size_t buf_values
 		first += got;
 	} while (got);
 	return 0;
+}
+
+void gt_argp_input(struct argp_state *state, const char **input, const char *arg)
+{
+	if (*input)
+		argp_error(state, "one input file at a time");
+	*input = arg;
+}
+
+uint64_t gt_argp_block_size(struct argp_state *state, const char *arg)
+{
+	uint64_t v = 0;
+
+	if (gt_parse_size(arg, GT_GTZ_CHUNK_MIN, GT_GTZ_BLOCK_MAX, &v) < 0)
+		argp_error(state, "invalid block size '%s': expected %u-%u values",
+			   arg, GT_GTZ_CHUNK_MIN, GT_GTZ_BLOCK_MAX);
+	return v;
+}
+
+uint64_t gt_argp_chunk_size(struct argp_state *state, const char *arg)
+{
+	uint64_t v = 0;
+
+	if (gt_parse_size(arg, GT_GTZ_CHUNK_MIN, GT_GTZ_BLOCK_MAX, &v) < 0)
+		argp_error(state, "invalid chunk size '%s'", arg);
+	return v;
 }
 
 enum gt_dtype gt_argp_dtype(struct argp_state *state, const char *arg)

@@ -109,6 +109,11 @@ int gt_read_tensor(struct gt_source *src, size_t i, void *buf, size_t buf_values
  */
 struct argp_state;
 enum gt_dtype gt_argp_dtype(struct argp_state *state, const char *arg);
+/* The one input FILE of a command: a second one is a usage error. */
+void gt_argp_input(struct argp_state *state, const char **input, const char *arg);
+/* --block-size and --chunk-size, as the .gtz container takes them. */
+uint64_t gt_argp_block_size(struct argp_state *state, const char *arg);
+uint64_t gt_argp_chunk_size(struct argp_state *state, const char *arg);
 enum gt_fmt gt_argp_fmt(struct argp_state *state, const char *arg, int markdown);
 
 #endif

@@ -11,20 +11,7 @@ set -eu
 dir=${1:-reports}
 specs="gcomp huffexp zstd:level=1 zstd:level=3 zstd:level=19 zlib:level=1 zlib:level=6 zlib:level=9"
 
-# tsv CSV - the CSV as tab-separated fields (spec options hold commas)
-tsv() {
-	awk '{
-		out = ""; q = 0
-		for (i = 1; i <= length($0); i++) {
-			ch = substr($0, i, 1)
-			if (q && ch == "\"" && substr($0, i + 1, 1) == "\"") { out = out ch; i++ }
-			else if (ch == "\"") q = !q
-			else if (!q && ch == ",") out = out "\t"
-			else out = out ch
-		}
-		print out
-	}' "$1"
-}
+. "$(dirname "$0")/csv.sh"
 
 set --
 for d in "$dir"/*/; do

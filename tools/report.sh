@@ -17,21 +17,7 @@ else
 fi
 [ -e "$1" ] || { echo "report.sh: no *.h5 in $traces" >&2; exit 1; }
 
-# tsv CSV - the CSV as tab-separated fields (RFC 4180 quotes undone: the
-# options of a codec spec hold commas); the awk programs below read this
-tsv() {
-	awk '{
-		out = ""; q = 0
-		for (i = 1; i <= length($0); i++) {
-			ch = substr($0, i, 1)
-			if (q && ch == "\"" && substr($0, i + 1, 1) == "\"") { out = out ch; i++ }
-			else if (ch == "\"") q = !q
-			else if (!q && ch == ",") out = out "\t"
-			else out = out ch
-		}
-		print out
-	}' "$1"
-}
+. "$(dirname "$0")/csv.sh"
 
 # ---- the same content into index.md and index.html ---------------------
 

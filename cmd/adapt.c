@@ -99,8 +99,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_BATCH: p->batch = (unsigned)num(state, arg, 1, 1e9, "batch size"); break;
 	case OPT_SUMMARY: o->summary = 1; break;
 	case 'd':
-		o->datasets = xrealloc(o->datasets, (o->ndatasets + 1) * sizeof(*o->datasets));
-		o->datasets[o->ndatasets++] = arg;
+		gt_argp_dataset(&o->datasets, &o->ndatasets, arg);
 		break;
 	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 0); break;
 	case OPT_DTYPE: o->src.dtype = gt_argp_dtype(state, arg); break;

@@ -64,8 +64,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_BLOCK: o->block_values = gt_argp_block_size(state, arg); break;
 	case OPT_CHUNK: o->chunk_values = gt_argp_chunk_size(state, arg); break;
 	case 'd':
-		o->datasets = xrealloc(o->datasets, (o->ndatasets + 1) * sizeof(*o->datasets));
-		o->datasets[o->ndatasets++] = arg;
+		gt_argp_dataset(&o->datasets, &o->ndatasets, arg);
 		break;
 	case OPT_DTYPE:
 		o->src.dtype = gt_argp_dtype(state, arg);

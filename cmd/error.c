@@ -49,8 +49,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'd':
-		o->datasets = xrealloc(o->datasets, (o->n_datasets + 1) * sizeof(*o->datasets));
-		o->datasets[o->n_datasets++] = arg;
+		gt_argp_dataset(&o->datasets, &o->n_datasets, arg);
 		break;
 	case OPT_TOTAL: o->total_only = 1; break;
 	case OPT_MISSING_OK: o->missing_ok = 1; break;

@@ -80,8 +80,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->norm = !strcmp(arg, "norm");
 		break;
 	case 'd':
-		o->datasets = xrealloc(o->datasets, (o->ndatasets + 1) * sizeof(*o->datasets));
-		o->datasets[o->ndatasets++] = arg;
+		gt_argp_dataset(&o->datasets, &o->ndatasets, arg);
 		break;
 	case OPT_TOTAL: o->total_only = 1; break;
 	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 0); break;

@@ -55,8 +55,7 @@ static const struct argp_option options[] = {
 
 static void add_pattern(struct hist_opts *o, char *arg)
 {
-	o->datasets = xrealloc(o->datasets, (o->n_datasets + 1) * sizeof(*o->datasets));
-	o->datasets[o->n_datasets++] = arg;
+	gt_argp_dataset(&o->datasets, &o->n_datasets, arg);
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)

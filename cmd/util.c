@@ -492,6 +492,12 @@ int gt_read_tensor(struct gt_source *src, size_t i, void *buf, size_t buf_values
 	return 0;
 }
 
+void gt_argp_dataset(char ***v, size_t *n, char *arg)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = arg;
+}
+
 void gt_argp_input(struct argp_state *state, const char **input, const char *arg)
 {
 	if (*input)

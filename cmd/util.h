@@ -109,6 +109,8 @@ int gt_read_tensor(struct gt_source *src, size_t i, void *buf, size_t buf_values
  */
 struct argp_state;
 enum gt_dtype gt_argp_dtype(struct argp_state *state, const char *arg);
+/* Append a -d PATTERN to the list @v of *@n. */
+void gt_argp_dataset(char ***v, size_t *n, char *arg);
 /* The one input FILE of a command: a second one is a usage error. */
 void gt_argp_input(struct argp_state *state, const char **input, const char *arg);
 /* --block-size and --chunk-size, as the .gtz container takes them. */

@@ -445,25 +445,42 @@ static unsigned reverse_bits(unsigned c, unsigned n)
 	return x >> (16 - n);
 }
 
-/* Canonical codes (deflate's rule) from t->len[], which satisfy Kraft. */
+/*
+ * The first symbol from @s on with a code, or t->nsyms: eight lengths at
+ * a time (most of an alphabet has no code; counting all of them would
+ * increment the same counter back to back, a store-forwarding chain).
+ * Little-endian hosts only (gt_float.c): the first byte is the lowest.
+ */
+static unsigned next_coded(const struct gt_huff_table *t, unsigned s)
+{
+	for (; s + 8 <= t->nsyms; s += 8) {
+		uint64_t w;
+
+		memcpy(&w, t->len + s, 8);
+		if (w)
+			return s + (unsigned)__builtin_ctzll(w) / 8;
+	}
+	while (s < t->nsyms && !t->len[s])
+		s++;
+	return s;
+}
+
+/* Canonical codes (deflate's rule) from t->len[], which satisfy Kraft;
+ * t->code[] is 0 (table_reset) where there is no code. */
 static void assign_codes(struct gt_huff_table *t)
 {
 	unsigned cnt[GT_HUFF_MAXLEN_MAX + 1] = { 0 };
 	unsigned next[GT_HUFF_MAXLEN_MAX + 1];
 	unsigned code = 0;
 
-	for (unsigned s = 0; s < t->nsyms; s++)
+	for (unsigned s = next_coded(t, 0); s < t->nsyms; s = next_coded(t, s + 1))
 		cnt[t->len[s]]++;
-	cnt[0] = 0;
 	for (unsigned l = 1; l <= GT_HUFF_MAXLEN_MAX; l++) {
 		code = (code + cnt[l - 1]) << 1;
 		next[l] = code;
 	}
-	for (unsigned s = 0; s < t->nsyms; s++) {
-		const unsigned l = t->len[s];
-
-		t->code[s] = l ? (uint16_t)reverse_bits(next[l]++, l) : 0;
-	}
+	for (unsigned s = next_coded(t, 0); s < t->nsyms; s = next_coded(t, s + 1))
+		t->code[s] = (uint16_t)reverse_bits(next[t->len[s]]++, t->len[s]);
 }
 
 static void table_reset(struct gt_huff_table *t, enum gt_dtype dt,
@@ -781,9 +798,8 @@ static int lut_fill(const struct gt_huff_table *t, unsigned bits, uint16_t *lut,
 	if (t->maxlen > GT_HUFF_MAXLEN_MAX || bits > GT_HUFF_MAXLEN_MAX ||
 	    t->nsyms > GT_HUFF_NSYM_MAX)
 		return GT_ERR(INVAL);
-	for (unsigned s = 0; s < t->nsyms; s++)
+	for (unsigned s = next_coded(t, 0); s < t->nsyms; s = next_coded(t, s + 1))
 		cnt[t->len[s] + 1]++;
-	cnt[1] = 0; /* symbols without a code are not sorted */
 	for (unsigned l = 1; l <= GT_HUFF_MAXLEN_MAX; l++) {
 		longest = cnt[l + 1] ? l : longest;
 		cnt[l + 1] += cnt[l]; /* cnt[l]: first index of length l */
@@ -792,9 +808,8 @@ static int lut_fill(const struct gt_huff_table *t, unsigned bits, uint16_t *lut,
 		bits = longest;
 	if (lut_len < ((size_t)1 << bits) || longest > t->maxlen)
 		return GT_ERR(INVAL);
-	for (unsigned s = 0; s < t->nsyms; s++)
-		if (t->len[s])
-			sorted[cnt[t->len[s]]++] = (uint16_t)s;
+	for (unsigned s = next_coded(t, 0); s < t->nsyms; s = next_coded(t, s + 1))
+		sorted[cnt[t->len[s]]++] = (uint16_t)s;
 	lut[0] = 0;
 	for (unsigned l = 1, j = 0; l <= bits; l++) {
 		memcpy(lut + size, lut, size * sizeof(*lut));

@@ -272,12 +272,32 @@ static inline void cnt_flush(uint64_t cnt, size_t *k)
 		k[l] += cnt >> (8 * l) & 0xff;
 }
 
+/* The readers after a fast loop stopped at @f with @k carriers per level
+ * decoded; returns @tail, or GT_ERR(CORRUPT) for too many carriers. */
+static inline __attribute__((always_inline)) int
+fr_done(struct gc_readers *r, const struct gc_fr *f, const size_t *k,
+		   size_t *i_ret, int tail)
+{
+	r->cr = f->cr;
+	bitr_seek(&r->mr, f->mpos);
+	bitr_seek(&r->lr, f->lpos);
+	*i_ret = f->i;
+	for (int q = 0; q < 4; q++) {
+		if (k[q] > r->left[q])
+			return GT_ERR(CORRUPT);
+		r->left[q] -= k[q];
+	}
+	return tail;
+}
+
 /*
  * Groups of four lookups after one refill (4 x 12 <= 56 bits) while 12
  * values, 8 code bytes, 48 mantissa and 16 level bytes are left, so that
  * nothing inside a group needs a check (a group takes <= 36 and 3).  It
  * stops at any other token for dec_values().  Carriers per level are
  * counted (flushed every 16 groups: <= 192 a byte) and checked once.
+ * Returns 1 when too little is left for it (the rest is for dec_values),
+ * 0 when it stopped at a token, or an error.
  */
 static inline __attribute__((always_inline)) int
 dec_f32_at(const struct gc_ctx *c, struct gc_readers *r, unsigned char *dst,
@@ -289,9 +309,10 @@ dec_f32_at(const struct gc_ctx *c, struct gc_readers *r, unsigned char *dst,
 	struct gc_fr f = { r->cr, r->mr.start, r->lr.start, 0, 0, 0, *i_ret };
 	size_t k[4] = { 0, 0, 0, 0 };
 	unsigned g = 0;
+	int tail = 1;
 
 	if (r->mr.pad || r->lr.pad)
-		return 0;
+		return 1;
 	f.mpos = bitr_pos(&r->mr);
 	f.lpos = bitr_pos(&r->lr);
 	while (n - f.i >= 12 && f.cr.end - f.cr.ptr >= 8 && mlen - f.mpos / 8 >= 48 &&
@@ -303,8 +324,10 @@ dec_f32_at(const struct gc_ctx *c, struct gc_readers *r, unsigned char *dst,
 		     step_f32(c, &f, dst, bmask, lstream) &&
 		     step_f32(c, &f, dst, bmask, lstream) &&
 		     step_f32(c, &f, dst, bmask, lstream);
-		if (!ok)
+		if (!ok) {
+			tail = 0;
 			break;
+		}
 		if (++g == 16) {
 			cnt_flush(f.cnt, k);
 			f.cnt = 0;
@@ -312,16 +335,7 @@ dec_f32_at(const struct gc_ctx *c, struct gc_readers *r, unsigned char *dst,
 		}
 	}
 	cnt_flush(f.cnt, k);
-	r->cr = f.cr;
-	bitr_seek(&r->mr, f.mpos);
-	bitr_seek(&r->lr, f.lpos);
-	*i_ret = f.i;
-	for (int q = 0; q < 4; q++) {
-		if (k[q] > r->left[q])
-			return GT_ERR(CORRUPT);
-		r->left[q] -= k[q];
-	}
-	return 0;
+	return fr_done(r, &f, k, i_ret, tail);
 }
 
 /*
@@ -340,9 +354,10 @@ dec1_f32_at(const struct gc_ctx *c, struct gc_readers *r, unsigned char *dst,
 	struct gc_fr f = { r->cr, r->mr.start, r->lr.start, 0, 0, 0, *i_ret };
 	size_t k[4] = { 0, 0, 0, 0 };
 	unsigned g = 0;
+	int tail = 1;
 
 	if (r->mr.pad || r->lr.pad)
-		return 0;
+		return 1;
 	f.mpos = bitr_pos(&r->mr);
 	f.lpos = bitr_pos(&r->lr);
 	while (n - f.i >= 3 && f.cr.end - f.cr.ptr >= 8 && mlen - f.mpos / 8 >= 16 &&
@@ -353,25 +368,18 @@ dec1_f32_at(const struct gc_ctx *c, struct gc_readers *r, unsigned char *dst,
 		ok = step1_f32(c, &f, dst, lmask, lstream) &&
 		     step1_f32(c, &f, dst, lmask, lstream) &&
 		     step1_f32(c, &f, dst, lmask, lstream);
-		if (++g == 64 || !ok) {
+		if (!ok) {
+			tail = 0;
+			break;
+		}
+		if (++g == 64) {
 			cnt_flush(f.cnt, k);
 			f.cnt = 0;
 			g = 0;
 		}
-		if (!ok)
-			break;
 	}
 	cnt_flush(f.cnt, k);
-	r->cr = f.cr;
-	bitr_seek(&r->mr, f.mpos);
-	bitr_seek(&r->lr, f.lpos);
-	*i_ret = f.i;
-	for (int q = 0; q < 4; q++) {
-		if (k[q] > r->left[q])
-			return GT_ERR(CORRUPT);
-		r->left[q] -= k[q];
-	}
-	return 0;
+	return fr_done(r, &f, k, i_ret, tail);
 }
 
 static int dec_f32(const struct gc_ctx *c, struct gc_readers *r,
@@ -425,9 +433,11 @@ int gc_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 	GT_TRY(open_streams(c, p, end, cnt, &r));
 	for (size_t i = 0; rc == 0 && i < n;) {
 		if (c->dt == GT_DT_F32) {
+			/* after a token the fast loop cannot take, back to it; when
+			 * too little is left for it, the rest (a small block's all) */
 			rc = dec_f32(c, &r, dst, n, &i);
-			if (rc == 0 && i < n)
-				rc = dec_values(c, &r, dst, i + 1, n, &i);
+			if (rc >= 0 && i < n)
+				rc = dec_values(c, &r, dst, rc ? n : i + 1, n, &i);
 		} else {
 			rc = dec_values(c, &r, dst, n, n, &i);
 		}

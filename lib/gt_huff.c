@@ -465,22 +465,38 @@ static unsigned next_coded(const struct gt_huff_table *t, unsigned s)
 	return s;
 }
 
-/* Canonical codes (deflate's rule) from t->len[], which satisfy Kraft;
- * t->code[] is 0 (table_reset) where there is no code. */
-static void assign_codes(struct gt_huff_table *t)
+/* Canonical codes (deflate's rule) of the @k symbols @coded (increasing)
+ * with @cnt[l] of length l (cnt[0] = 0); the lengths satisfy Kraft. */
+static void codes_of(struct gt_huff_table *t, const uint16_t *coded, unsigned k,
+		     const unsigned *cnt)
 {
-	unsigned cnt[GT_HUFF_MAXLEN_MAX + 1] = { 0 };
 	unsigned next[GT_HUFF_MAXLEN_MAX + 1];
 	unsigned code = 0;
 
-	for (unsigned s = next_coded(t, 0); s < t->nsyms; s = next_coded(t, s + 1))
-		cnt[t->len[s]]++;
 	for (unsigned l = 1; l <= GT_HUFF_MAXLEN_MAX; l++) {
 		code = (code + cnt[l - 1]) << 1;
 		next[l] = code;
 	}
-	for (unsigned s = next_coded(t, 0); s < t->nsyms; s = next_coded(t, s + 1))
-		t->code[s] = (uint16_t)reverse_bits(next[t->len[s]]++, t->len[s]);
+	for (unsigned j = 0; j < k; j++) {
+		const unsigned s = coded[j], l = t->len[s];
+
+		t->code[s] = (uint16_t)reverse_bits(next[l]++, l);
+	}
+}
+
+/* The codes of t->len[]; t->code[] is 0 (table_reset) where there is no
+ * code. */
+static void assign_codes(struct gt_huff_table *t)
+{
+	unsigned cnt[GT_HUFF_MAXLEN_MAX + 1] = { 0 };
+	uint16_t coded[GT_HUFF_NSYM_MAX];
+	unsigned k = 0;
+
+	for (unsigned s = next_coded(t, 0); s < t->nsyms; s = next_coded(t, s + 1)) {
+		cnt[t->len[s]]++;
+		coded[k++] = (uint16_t)s;
+	}
+	codes_of(t, coded, k, cnt);
 }
 
 static void table_reset(struct gt_huff_table *t, enum gt_dtype dt,
@@ -716,10 +732,13 @@ int gt_huff_save(const struct gt_huff_table *t, void *dst, size_t cap,
 	return 0;
 }
 
-/* The lengths of gt_huff_load() and their Kraft sum in units of
- * 2^-maxlen (*@kraft_ret); Kraft and ESC are checked by the caller. */
+/* The lengths of gt_huff_load(), the symbols with a code in increasing
+ * order (@coded, k of them), the count of each length (@cnt) and their
+ * Kraft sum in units of 2^-maxlen (*@kraft_ret); Kraft and ESC are
+ * checked by the caller. */
 static int load_entries(struct gt_huff_table *t, const unsigned char *p,
-			const unsigned char *end, unsigned k, uint64_t *kraft_ret)
+			const unsigned char *end, unsigned k, uint16_t *coded,
+			unsigned *cnt, uint64_t *kraft_ret)
 {
 	uint64_t kraft = 0;
 	unsigned sym = 0;
@@ -746,6 +765,8 @@ static int load_entries(struct gt_huff_table *t, const unsigned char *p,
 		sym += gap;
 		if (sym >= t->nsyms || !len || len > t->maxlen)
 			return GT_ERR(CORRUPT);
+		coded[j] = (uint16_t)sym;
+		cnt[len]++;
 		t->len[sym++] = (uint8_t)len;
 		kraft += UINT64_C(1) << (t->maxlen - len);
 	}
@@ -757,6 +778,8 @@ int gt_huff_load(struct gt_huff_table *t, const void *src, size_t len,
 		 unsigned flags)
 {
 	const unsigned char *p = src;
+	unsigned cnt[GT_HUFF_MAXLEN_MAX + 1] = { 0 };
+	uint16_t coded[GT_HUFF_NSYM_MAX];
 	uint64_t kraft = 0;
 	unsigned k;
 
@@ -769,13 +792,13 @@ int gt_huff_load(struct gt_huff_table *t, const void *src, size_t len,
 	k = p[3] | (unsigned)p[4] << 8;
 	if (k > t->nsyms)
 		return GT_ERR(CORRUPT);
-	GT_TRY(load_entries(t, p + 5, p + len, k, &kraft));
+	GT_TRY(load_entries(t, p + 5, p + len, k, coded, cnt, &kraft));
 	if (kraft > (UINT64_C(1) << t->maxlen))
 		return GT_ERR(CORRUPT);
 	if ((flags & GT_HUFF_STATIC) &&
 	    !t->len[GT_HUFF_ESC(gt_dtype_exp_bits(t->dtype))])
 		return GT_ERR(CORRUPT);
-	assign_codes(t);
+	codes_of(t, coded, k, cnt);
 	return 0;
 }
 
@@ -790,16 +813,18 @@ int gt_huff_load(struct gt_huff_table *t, const void *src, size_t len,
 static int lut_fill(const struct gt_huff_table *t, unsigned bits, uint16_t *lut,
 		    size_t lut_len, unsigned *bits_ret)
 {
-	uint16_t sorted[GT_HUFF_NSYM_MAX];
-	unsigned cnt[GT_HUFF_MAXLEN_MAX + 2] = { 0 }, longest = 0;
+	uint16_t coded[GT_HUFF_NSYM_MAX], sorted[GT_HUFF_NSYM_MAX];
+	unsigned cnt[GT_HUFF_MAXLEN_MAX + 2] = { 0 }, longest = 0, k = 0;
 	size_t size = 1;
 
 	*bits_ret = 0;
 	if (t->maxlen > GT_HUFF_MAXLEN_MAX || bits > GT_HUFF_MAXLEN_MAX ||
 	    t->nsyms > GT_HUFF_NSYM_MAX)
 		return GT_ERR(INVAL);
-	for (unsigned s = next_coded(t, 0); s < t->nsyms; s = next_coded(t, s + 1))
+	for (unsigned s = next_coded(t, 0); s < t->nsyms; s = next_coded(t, s + 1)) {
 		cnt[t->len[s] + 1]++;
+		coded[k++] = (uint16_t)s;
+	}
 	for (unsigned l = 1; l <= GT_HUFF_MAXLEN_MAX; l++) {
 		longest = cnt[l + 1] ? l : longest;
 		cnt[l + 1] += cnt[l]; /* cnt[l]: first index of length l */
@@ -808,8 +833,8 @@ static int lut_fill(const struct gt_huff_table *t, unsigned bits, uint16_t *lut,
 		bits = longest;
 	if (lut_len < ((size_t)1 << bits) || longest > t->maxlen)
 		return GT_ERR(INVAL);
-	for (unsigned s = next_coded(t, 0); s < t->nsyms; s = next_coded(t, s + 1))
-		sorted[cnt[t->len[s]]++] = (uint16_t)s;
+	for (unsigned j = 0; j < k; j++)
+		sorted[cnt[t->len[coded[j]]]++] = coded[j];
 	lut[0] = 0;
 	for (unsigned l = 1, j = 0; l <= bits; l++) {
 		memcpy(lut + size, lut, size * sizeof(*lut));

@@ -433,35 +433,70 @@ static void package_merge(struct work *wk, unsigned m, unsigned L)
 	}
 }
 
+/* The low @n <= 16 bits of @c in reverse order (a few shifts: no loop). */
 static unsigned reverse_bits(unsigned c, unsigned n)
 {
-	unsigned r = 0;
+	uint32_t x = c;
 
-	for (unsigned k = 0; k < n; k++)
-		r |= ((c >> k) & 1u) << (n - 1 - k);
-	return r;
+	x = (x & 0x5555u) << 1 | (x >> 1 & 0x5555u);
+	x = (x & 0x3333u) << 2 | (x >> 2 & 0x3333u);
+	x = (x & 0x0f0fu) << 4 | (x >> 4 & 0x0f0fu);
+	x = (x & 0x00ffu) << 8 | (x >> 8 & 0x00ffu);
+	return x >> (16 - n);
 }
 
-/* Canonical codes (deflate's rule) from t->len[], which satisfy Kraft. */
-static void assign_codes(struct gt_huff_table *t)
+/*
+ * The first symbol from @s on with a code, or t->nsyms: eight lengths at
+ * a time (most of an alphabet has no code; counting all of them would
+ * increment the same counter back to back, a store-forwarding chain).
+ * Little-endian hosts only (gt_float.c): the first byte is the lowest.
+ */
+static unsigned next_coded(const struct gt_huff_table *t, unsigned s)
 {
-	unsigned cnt[GT_HUFF_MAXLEN_MAX + 1] = { 0 };
+	for (; s + 8 <= t->nsyms; s += 8) {
+		uint64_t w;
+
+		memcpy(&w, t->len + s, 8);
+		if (w)
+			return s + (unsigned)__builtin_ctzll(w) / 8;
+	}
+	while (s < t->nsyms && !t->len[s])
+		s++;
+	return s;
+}
+
+/* Canonical codes (deflate's rule) of the @k symbols @coded (increasing)
+ * with @cnt[l] of length l (cnt[0] = 0); the lengths satisfy Kraft. */
+static void codes_of(struct gt_huff_table *t, const uint16_t *coded, unsigned k,
+		     const unsigned *cnt)
+{
 	unsigned next[GT_HUFF_MAXLEN_MAX + 1];
 	unsigned code = 0;
 
-	for (unsigned s = 0; s < t->nsyms; s++)
-		cnt[t->len[s]]++;
-	cnt[0] = 0;
 	for (unsigned l = 1; l <= GT_HUFF_MAXLEN_MAX; l++) {
 		code = (code + cnt[l - 1]) << 1;
 		next[l] = code;
 	}
-	for (unsigned s = 0; s < t->nsyms; s++) {
-		t->code[s] = 0;
-		if (t->len[s])
-			t->code[s] = (uint16_t)reverse_bits(next[t->len[s]]++,
-							    t->len[s]);
+	for (unsigned j = 0; j < k; j++) {
+		const unsigned s = coded[j], l = t->len[s];
+
+		t->code[s] = (uint16_t)reverse_bits(next[l]++, l);
 	}
+}
+
+/* The codes of t->len[]; t->code[] is 0 (table_reset) where there is no
+ * code. */
+static void assign_codes(struct gt_huff_table *t)
+{
+	unsigned cnt[GT_HUFF_MAXLEN_MAX + 1] = { 0 };
+	uint16_t coded[GT_HUFF_NSYM_MAX];
+	unsigned k = 0;
+
+	for (unsigned s = next_coded(t, 0); s < t->nsyms; s = next_coded(t, s + 1)) {
+		cnt[t->len[s]]++;
+		coded[k++] = (uint16_t)s;
+	}
+	codes_of(t, coded, k, cnt);
 }
 
 static void table_reset(struct gt_huff_table *t, enum gt_dtype dt,
@@ -697,10 +732,15 @@ int gt_huff_save(const struct gt_huff_table *t, void *dst, size_t cap,
 	return 0;
 }
 
-/* The lengths of gt_huff_load(); Kraft and ESC are checked by the caller. */
+/* The lengths of gt_huff_load(), the symbols with a code in increasing
+ * order (@coded, k of them), the count of each length (@cnt) and their
+ * Kraft sum in units of 2^-maxlen (*@kraft_ret); Kraft and ESC are
+ * checked by the caller. */
 static int load_entries(struct gt_huff_table *t, const unsigned char *p,
-			const unsigned char *end, unsigned k)
+			const unsigned char *end, unsigned k, uint16_t *coded,
+			unsigned *cnt, uint64_t *kraft_ret)
 {
+	uint64_t kraft = 0;
 	unsigned sym = 0;
 
 	for (unsigned j = 0; j < k; j++) {
@@ -725,8 +765,12 @@ static int load_entries(struct gt_huff_table *t, const unsigned char *p,
 		sym += gap;
 		if (sym >= t->nsyms || !len || len > t->maxlen)
 			return GT_ERR(CORRUPT);
+		coded[j] = (uint16_t)sym;
+		cnt[len]++;
 		t->len[sym++] = (uint8_t)len;
+		kraft += UINT64_C(1) << (t->maxlen - len);
 	}
+	*kraft_ret = kraft;
 	return p == end ? 0 : GT_ERR(CORRUPT);
 }
 
@@ -734,6 +778,8 @@ int gt_huff_load(struct gt_huff_table *t, const void *src, size_t len,
 		 unsigned flags)
 {
 	const unsigned char *p = src;
+	unsigned cnt[GT_HUFF_MAXLEN_MAX + 1] = { 0 };
+	uint16_t coded[GT_HUFF_NSYM_MAX];
 	uint64_t kraft = 0;
 	unsigned k;
 
@@ -746,33 +792,72 @@ int gt_huff_load(struct gt_huff_table *t, const void *src, size_t len,
 	k = p[3] | (unsigned)p[4] << 8;
 	if (k > t->nsyms)
 		return GT_ERR(CORRUPT);
-	GT_TRY(load_entries(t, p + 5, p + len, k));
-	for (unsigned s = 0; s < t->nsyms; s++)
-		if (t->len[s])
-			kraft += UINT64_C(1) << (t->maxlen - t->len[s]);
+	GT_TRY(load_entries(t, p + 5, p + len, k, coded, cnt, &kraft));
 	if (kraft > (UINT64_C(1) << t->maxlen))
 		return GT_ERR(CORRUPT);
 	if ((flags & GT_HUFF_STATIC) &&
 	    !t->len[GT_HUFF_ESC(gt_dtype_exp_bits(t->dtype))])
 		return GT_ERR(CORRUPT);
-	assign_codes(t);
+	codes_of(t, coded, k, cnt);
+	return 0;
+}
+
+/*
+ * The LUT of the 2^*@bits_ret entries, *@bits_ret the longest code length
+ * (0: no code, one entry), or @bits when it is larger.  libdeflate's
+ * way: the table for l bits is two copies of the one for l - 1 bits (an
+ * index's low l - 1 bits decode the same) plus the codes of length l, so
+ * filling it costs about 2^bits two-byte copies, not one store per entry
+ * and code and a memset.
+ */
+static int lut_fill(const struct gt_huff_table *t, unsigned bits, uint16_t *lut,
+		    size_t lut_len, unsigned *bits_ret)
+{
+	uint16_t coded[GT_HUFF_NSYM_MAX], sorted[GT_HUFF_NSYM_MAX];
+	unsigned cnt[GT_HUFF_MAXLEN_MAX + 2] = { 0 }, longest = 0, k = 0;
+	size_t size = 1;
+
+	*bits_ret = 0;
+	if (t->maxlen > GT_HUFF_MAXLEN_MAX || bits > GT_HUFF_MAXLEN_MAX ||
+	    t->nsyms > GT_HUFF_NSYM_MAX)
+		return GT_ERR(INVAL);
+	for (unsigned s = next_coded(t, 0); s < t->nsyms; s = next_coded(t, s + 1)) {
+		cnt[t->len[s] + 1]++;
+		coded[k++] = (uint16_t)s;
+	}
+	for (unsigned l = 1; l <= GT_HUFF_MAXLEN_MAX; l++) {
+		longest = cnt[l + 1] ? l : longest;
+		cnt[l + 1] += cnt[l]; /* cnt[l]: first index of length l */
+	}
+	if (bits < longest)
+		bits = longest;
+	if (lut_len < ((size_t)1 << bits) || longest > t->maxlen)
+		return GT_ERR(INVAL);
+	for (unsigned j = 0; j < k; j++)
+		sorted[cnt[t->len[coded[j]]]++] = coded[j];
+	lut[0] = 0;
+	for (unsigned l = 1, j = 0; l <= bits; l++) {
+		memcpy(lut + size, lut, size * sizeof(*lut));
+		size *= 2;
+		/* after the loop above cnt[l] is the end of length l */
+		for (; l <= longest && j < cnt[l]; j++)
+			lut[t->code[sorted[j]]] = (uint16_t)(sorted[j] | l << 12);
+	}
+	*bits_ret = bits;
 	return 0;
 }
 
 int gt_huff_lut(const struct gt_huff_table *t, uint16_t *lut, size_t lut_len)
 {
-	const size_t size = (size_t)1 << t->maxlen;
+	unsigned bits;
 
-	if (lut_len < size || t->maxlen > GT_HUFF_MAXLEN_MAX)
+	if (t->maxlen > GT_HUFF_MAXLEN_MAX || lut_len < ((size_t)1 << t->maxlen))
 		return GT_ERR(INVAL);
-	memset(lut, 0, size * sizeof(*lut));
-	for (unsigned s = 0; s < t->nsyms; s++) {
-		const unsigned l = t->len[s];
+	return lut_fill(t, t->maxlen, lut, lut_len, &bits);
+}
 
-		if (!l)
-			continue;
-		for (size_t i = t->code[s]; i < size; i += (size_t)1 << l)
-			lut[i] = (uint16_t)(s | l << 12);
-	}
-	return 0;
+int gt_huff_lut_fit(const struct gt_huff_table *t, uint16_t *lut,
+		    size_t lut_len, unsigned *bits_ret)
+{
+	return lut_fill(t, 0, lut, lut_len, bits_ret);
 }

@@ -200,6 +200,15 @@ int gt_huff_load(struct gt_huff_table *t, const void *src, size_t len,
  * @return 0, GT_ERR(INVAL) when @lut_len is too small.
  */
 int gt_huff_lut(const struct gt_huff_table *t, uint16_t *lut, size_t lut_len);
+/*
+ * gt_huff_lut_fit - the same table with as many index bits as the longest
+ * code of @t has (*@bits_ret, 0 when it has none: one entry, 0), which
+ * is what a decoder of small blocks wants: index with the next *@bits_ret
+ * bits.  The entries are those of gt_huff_lut() at that width.
+ * @return 0, GT_ERR(INVAL) when @lut_len < 2^*@bits_ret.
+ */
+int gt_huff_lut_fit(const struct gt_huff_table *t, uint16_t *lut,
+		    size_t lut_len, unsigned *bits_ret);
 #define GT_HUFF_LUT_SYM(e) ((unsigned)(e) & 0xfffu)
 #define GT_HUFF_LUT_LEN(e) ((unsigned)(e) >> 12)
 

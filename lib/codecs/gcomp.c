@@ -165,19 +165,27 @@ static int parse_opts(struct gc_ctx *c, const struct gt_kv *kv, size_t nkv,
 
 /* ---- tables ----------------------------------------------------------- */
 
-static int prepare(struct gc_ctx *c)
+/* The encode table, made by the first encode after a table is installed
+ * (block_load() is on the decoder's path too, which never needs it). */
+static void prepare_enc(struct gc_ctx *c)
 {
 	struct gt_huff_sym r;
 
-	if (c->table.dtype != c->dt)
-		return GT_ERR(CORRUPT);
 	for (unsigned s = 0; s < c->table.nsyms; s++) {
 		c->enc[s] = UINT64_C(1) << 41;
 		if (s != GT_HUFF_ESC(c->eb) && !gt_huff_resolve(&c->table, s, &r))
 			c->enc[s] = r.bits | (uint64_t)r.nbits << 32 |
 				    (uint64_t)r.mant << 40;
 	}
+	c->enc_ready = 1;
+}
+
+static int prepare(struct gc_ctx *c)
+{
+	if (c->table.dtype != c->dt)
+		return GT_ERR(CORRUPT);
 	c->runs = gt_huff_runs_used(&c->table);
+	c->enc_ready = 0;
 	c->dec_ready = 0;
 	c->ready = 1;
 	return 0;
@@ -1075,6 +1083,8 @@ static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 
 	if (!c->ready)
 		return GT_ERR(INVAL);
+	if (!c->enc_ready)
+		prepare_enc(c);
 	GT_TRY(scratch(c, n ? n : 1));
 	rc = choose(c, src, n, aux, cnt);
 	if (rc < 0)

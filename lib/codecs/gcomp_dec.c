@@ -60,7 +60,7 @@ static int dec_values(const struct gc_ctx *c, struct gc_readers *r,
 		uint64_t v = 0;
 
 		gt_bitr_refill(&r->cr);
-		e = c->lut[gt_bitr_peek(&r->cr, c->table.maxlen)];
+		e = c->lut[gt_bitr_peek(&r->cr, c->lbits)];
 		if (!GT_HUFF_LUT_LEN(e))
 			return GT_ERR(CORRUPT);
 		gt_bitr_consume(&r->cr, GT_HUFF_LUT_LEN(e));
@@ -97,6 +97,11 @@ static int dec_values(const struct gc_ctx *c, struct gc_readers *r,
  * three slots are stored (junk that later values overwrite).
  */
 #define GC_MBITS 12 /* table index bits; 9 for blocks of < 16384 values */
+/* No multi-symbol table for blocks under GC_MLUT_MIN values: building it
+ * would cost more than it saves; dec1_f32_at() decodes them */
+#ifndef GC_MLUT_MIN
+#define GC_MLUT_MIN 4096
+#endif
 
 static uint64_t mlut_entry(const struct gc_ctx *c, unsigned x, unsigned B)
 {
@@ -119,15 +124,10 @@ static uint64_t mlut_entry(const struct gc_ctx *c, unsigned x, unsigned B)
 }
 
 /* ltab[nc << 6 | levels]: word offsets 0, off1, off2 in bits 0-23, the
- * nc words' bits in 24-31, the nc carriers per level (bytes) above. */
-static void prepare_f32(struct gc_ctx *c, size_t n)
+ * nc words' bits in 24-31, the nc carriers per level (bytes) above; and
+ * dsym, wsh, wmask: none depends on the table, made once per context. */
+static void prepare_f32_ctx(struct gc_ctx *c)
 {
-	const unsigned want = n < 16384 ? 9 : GC_MBITS;
-	const unsigned B = c->table.maxlen < want ? c->table.maxlen : want;
-
-	c->mbits = B;
-	for (unsigned x = 0; x < (1u << B); x++)
-		c->mlut[x] = mlut_entry(c, x, B);
 	for (unsigned s = 0; s < 256; s++)
 		c->dsym[s] = (uint64_t)s << 23 | UINT64_C(0xffffffff) << 32;
 	c->dsym[GT_HUFF_ZERO(8)] = 0;
@@ -152,6 +152,28 @@ static void prepare_f32(struct gc_ctx *c, size_t n)
 		c->wsh[l] = c->lev[l];
 		c->wmask[l] = (UINT64_C(1) << (24 - c->lev[l])) - 1;
 	}
+	c->f32_ready = 1;
+}
+
+/* The decode tables of the installed table, first used on @n values: a
+ * LUT as wide as the longest code, and for f32 blocks that are not small
+ * the multi-symbol table (9 index bits under 16384 values, else 12). */
+static int prepare_dec(struct gc_ctx *c, size_t n)
+{
+	GT_TRY(gt_huff_lut_fit(&c->table, c->lut, GT_HUFF_LUT_MAX, &c->lbits));
+	c->mbits = 0;
+	if (c->dt == GT_DT_F32 && !c->f32_ready)
+		prepare_f32_ctx(c);
+	if (c->dt == GT_DT_F32 && n >= GC_MLUT_MIN) {
+		const unsigned want = n < 16384 ? 9 : GC_MBITS;
+		const unsigned B = c->lbits < want ? c->lbits : want;
+
+		for (unsigned x = 0; x < (1u << B); x++)
+			c->mlut[x] = mlut_entry(c, x, B);
+		c->mbits = B;
+	}
+	c->dec_ready = 1;
+	return 0;
 }
 
 /* Bits consumed by reader @r (pad 0), and the reader moved to bit @pos. */
@@ -209,11 +231,63 @@ step_f32(const struct gc_ctx *c, struct gc_fr *f, unsigned char *dst,
 	return 1;
 }
 
+/*
+ * One token through the LUT (blocks without mlut): an exponent, ZERO or
+ * NZERO token, else 0 (nothing consumed).  Branch-free on the token kind
+ * (zeros are random in gradients): a ZERO/NZERO reads a level and word
+ * that it does not consume.
+ */
+static inline __attribute__((always_inline)) int
+step1_f32(const struct gc_ctx *c, struct gc_fr *f, unsigned char *dst,
+	  uint64_t lmask, const int lstream)
+{
+	const unsigned e = c->lut[f->cr.acc & lmask], s = GT_HUFF_LUT_SYM(e);
+	const unsigned car = s < 256;
+	uint64_t x, d;
+	unsigned l = 0;
+	uint32_t w, v;
+
+	if (__builtin_expect(e < (1u << 12) || s > GT_HUFF_NZERO(8), 0))
+		return 0;
+	gt_bitr_consume(&f->cr, GT_HUFF_LUT_LEN(e));
+	if (lstream) {
+		memcpy(&x, f->lp + (f->lpos >> 3), 8);
+		l = (unsigned)(x >> (f->lpos & 7)) & 3;
+		f->lpos += 2 * car;
+	}
+	d = c->dsym[s];
+	memcpy(&x, f->mp + (f->mpos >> 3), 8);
+	w = (uint32_t)((x >> (f->mpos & 7)) & c->wmask[l]) << c->wsh[l];
+	v = (uint32_t)d | (((w & 0x7fffffu) | (w >> 23) << 31) & (uint32_t)(d >> 32));
+	memcpy(dst + 4 * f->i++, &v, 4);
+	f->mpos += car * (24 - c->wsh[l]);
+	f->cnt += (uint64_t)car << (8 * l);
+	return 1;
+}
+
 /* Counts per level (bytes of @cnt) into @k. */
 static inline void cnt_flush(uint64_t cnt, size_t *k)
 {
 	for (int l = 0; l < 4; l++)
 		k[l] += cnt >> (8 * l) & 0xff;
+}
+
+/* The readers after a fast loop stopped at @f with @k carriers per level
+ * decoded; returns @tail, or GT_ERR(CORRUPT) for too many carriers. */
+static inline __attribute__((always_inline)) int
+fr_done(struct gc_readers *r, const struct gc_fr *f, const size_t *k,
+		   size_t *i_ret, int tail)
+{
+	r->cr = f->cr;
+	bitr_seek(&r->mr, f->mpos);
+	bitr_seek(&r->lr, f->lpos);
+	*i_ret = f->i;
+	for (int q = 0; q < 4; q++) {
+		if (k[q] > r->left[q])
+			return GT_ERR(CORRUPT);
+		r->left[q] -= k[q];
+	}
+	return tail;
 }
 
 /*
@@ -222,6 +296,8 @@ static inline void cnt_flush(uint64_t cnt, size_t *k)
  * nothing inside a group needs a check (a group takes <= 36 and 3).  It
  * stops at any other token for dec_values().  Carriers per level are
  * counted (flushed every 16 groups: <= 192 a byte) and checked once.
+ * Returns 1 when too little is left for it (the rest is for dec_values),
+ * 0 when it stopped at a token, or an error.
  */
 static inline __attribute__((always_inline)) int
 dec_f32_at(const struct gc_ctx *c, struct gc_readers *r, unsigned char *dst,
@@ -233,9 +309,10 @@ dec_f32_at(const struct gc_ctx *c, struct gc_readers *r, unsigned char *dst,
 	struct gc_fr f = { r->cr, r->mr.start, r->lr.start, 0, 0, 0, *i_ret };
 	size_t k[4] = { 0, 0, 0, 0 };
 	unsigned g = 0;
+	int tail = 1;
 
 	if (r->mr.pad || r->lr.pad)
-		return 0;
+		return 1;
 	f.mpos = bitr_pos(&r->mr);
 	f.lpos = bitr_pos(&r->lr);
 	while (n - f.i >= 12 && f.cr.end - f.cr.ptr >= 8 && mlen - f.mpos / 8 >= 48 &&
@@ -247,8 +324,10 @@ dec_f32_at(const struct gc_ctx *c, struct gc_readers *r, unsigned char *dst,
 		     step_f32(c, &f, dst, bmask, lstream) &&
 		     step_f32(c, &f, dst, bmask, lstream) &&
 		     step_f32(c, &f, dst, bmask, lstream);
-		if (!ok)
+		if (!ok) {
+			tail = 0;
 			break;
+		}
 		if (++g == 16) {
 			cnt_flush(f.cnt, k);
 			f.cnt = 0;
@@ -256,24 +335,63 @@ dec_f32_at(const struct gc_ctx *c, struct gc_readers *r, unsigned char *dst,
 		}
 	}
 	cnt_flush(f.cnt, k);
-	r->cr = f.cr;
-	bitr_seek(&r->mr, f.mpos);
-	bitr_seek(&r->lr, f.lpos);
-	*i_ret = f.i;
-	for (int q = 0; q < 4; q++) {
-		if (k[q] > r->left[q])
-			return GT_ERR(CORRUPT);
-		r->left[q] -= k[q];
+	return fr_done(r, &f, k, i_ret, tail);
+}
+
+/*
+ * dec_f32_at() for blocks without mlut: three tokens through the LUT
+ * after one refill (3 x 15 <= 56 bits) while 3 values, 16 mantissa and 9
+ * level bytes are left (three tokens take <= 9 and 1).  Counts flushed
+ * every 64 groups (<= 192 a byte).
+ */
+static inline __attribute__((always_inline)) int
+dec1_f32_at(const struct gc_ctx *c, struct gc_readers *r, unsigned char *dst,
+	    size_t n, size_t *i_ret, const int lstream)
+{
+	const size_t mlen = (size_t)(r->mr.end - r->mr.start);
+	const size_t llen = (size_t)(r->lr.end - r->lr.start);
+	const uint64_t lmask = (UINT64_C(1) << c->lbits) - 1;
+	struct gc_fr f = { r->cr, r->mr.start, r->lr.start, 0, 0, 0, *i_ret };
+	size_t k[4] = { 0, 0, 0, 0 };
+	unsigned g = 0;
+	int tail = 1;
+
+	if (r->mr.pad || r->lr.pad)
+		return 1;
+	f.mpos = bitr_pos(&r->mr);
+	f.lpos = bitr_pos(&r->lr);
+	while (n - f.i >= 3 && f.cr.end - f.cr.ptr >= 8 && mlen - f.mpos / 8 >= 16 &&
+	       (!lstream || llen - f.lpos / 8 >= 9)) {
+		int ok;
+
+		gt_bitr_refill(&f.cr);
+		ok = step1_f32(c, &f, dst, lmask, lstream) &&
+		     step1_f32(c, &f, dst, lmask, lstream) &&
+		     step1_f32(c, &f, dst, lmask, lstream);
+		if (!ok) {
+			tail = 0;
+			break;
+		}
+		if (++g == 64) {
+			cnt_flush(f.cnt, k);
+			f.cnt = 0;
+			g = 0;
+		}
 	}
-	return 0;
+	cnt_flush(f.cnt, k);
+	return fr_done(r, &f, k, i_ret, tail);
 }
 
 static int dec_f32(const struct gc_ctx *c, struct gc_readers *r,
 		   unsigned char *dst, size_t n, size_t *i_ret)
 {
-	if (c->mode == GC_PRUNE)
-		return dec_f32_at(c, r, dst, n, i_ret, 0);
-	return dec_f32_at(c, r, dst, n, i_ret, 1);
+	const int lstream = c->mode != GC_PRUNE;
+
+	if (!c->mbits)
+		return lstream ? dec1_f32_at(c, r, dst, n, i_ret, 1)
+			       : dec1_f32_at(c, r, dst, n, i_ret, 0);
+	return lstream ? dec_f32_at(c, r, dst, n, i_ret, 1)
+		       : dec_f32_at(c, r, dst, n, i_ret, 0);
 }
 
 /* The three streams of a chunk after its header. */
@@ -309,19 +427,17 @@ int gc_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 
 	if (!c->ready)
 		return GT_ERR(INVAL);
-	if (!c->dec_ready) {
-		GT_TRY(gt_huff_lut(&c->table, c->lut, GT_HUFF_LUT_MAX));
-		if (c->dt == GT_DT_F32)
-			prepare_f32(c, n);
-		c->dec_ready = 1;
-	}
+	if (!c->dec_ready)
+		GT_TRY(prepare_dec(c, n));
 	GT_TRY(get_header(c, &p, end, n, cnt));
 	GT_TRY(open_streams(c, p, end, cnt, &r));
 	for (size_t i = 0; rc == 0 && i < n;) {
 		if (c->dt == GT_DT_F32) {
+			/* after a token the fast loop cannot take, back to it; when
+			 * too little is left for it, the rest (a small block's all) */
 			rc = dec_f32(c, &r, dst, n, &i);
-			if (rc == 0 && i < n)
-				rc = dec_values(c, &r, dst, i + 1, n, &i);
+			if (rc >= 0 && i < n)
+				rc = dec_values(c, &r, dst, rc ? n : i + 1, n, &i);
 		} else {
 			rc = dec_values(c, &r, dst, n, n, &i);
 		}

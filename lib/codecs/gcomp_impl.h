@@ -25,12 +25,15 @@ struct gc_ctx {
 	const struct gt_optim *optim; /* NULL: encode in an aux mode fails */
 	struct gt_optim optim_copy;
 	int fixed, ready, runs, dec_ready;
+	int enc_ready; /* enc matches the table (made by the first encode) */
+	int f32_ready; /* dsym, ltab, wsh, wmask: the same for every table */
 	struct gt_huff_table table;
 	struct gt_huff_hist hist;
 	/* per symbol: code bits | nbits << 32 | mant << 40 | no code << 41 */
 	uint64_t enc[GT_HUFF_NSYM_MAX];
 	uint16_t lut[GT_HUFF_LUT_MAX];
-	/* f32 decode (prepare_f32) */
+	unsigned lbits; /* index bits of lut: the longest code's length */
+	/* f32 decode (prepare_f32); mbits 0: no mlut (small blocks) */
 	unsigned mbits, wsh[4];
 	uint64_t wmask[4], mlut[1u << 12] /* GC_MBITS */, dsym[GT_HUFF_NZERO(8) + 1], ltab[256];
 	/* encode scratch for cap values, grown outside the loops */

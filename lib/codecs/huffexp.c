@@ -46,7 +46,10 @@
  * four values per step with a 1024-entry table indexed by sign, exponent
  * and "is ±0.0", and flushes once per two codes; the decoder reads up to
  * three tokens per lookup of a table indexed by the next min(maxlen,
- * HX_MBITS) bits (GComp §4.5 extended to several symbols per entry).
+ * HX_MBITS) bits (GComp §4.5 extended to several symbols per entry), or,
+ * in blocks under HX_MLUT_MIN values, where building that table costs
+ * more than it saves, one token per lookup of a LUT as wide as the
+ * block's longest code.
  *
  * Tables: by default block_begin() builds one per block (method best) and
  * appends its gt_huff_save() bytes to the mode byte; with a static table
@@ -54,9 +57,6 @@
  */
 
 #define HX_MIN(a, b) ((a) < (b) ? (a) : (b))
-#define HX_MANT 1u  /* decode flags per symbol */
-#define HX_RUN 2u
-#define HX_ESC 4u
 /* f32 encode table entry: bits 0-7 code length, 8-15 mantissa bytes
  * (0 or the stride, 3 or 1), bit 16 no code, bits 32-63 the code (<= 15 + 8 bits) */
 #define HX_E_LEN(e) ((unsigned)(uint8_t)(e))
@@ -68,6 +68,11 @@
 /* ... and for blocks whose first chunk has fewer than _N values */
 #define HX_MBITS_SMALL 9
 #define HX_MBITS_SMALL_N 16384
+/* ... and none below _MIN values: building it would cost more than it
+ * saves; the single-token loop (dec1_f32_at) decodes them */
+#ifndef HX_MLUT_MIN
+#define HX_MLUT_MIN 4096
+#endif
 /* the mode byte of the block meta */
 #define HX_MODE_K(b) ((unsigned)(b) & 63u)
 #define HX_MODE_SIGN(b) ((unsigned)(b) >> 6)
@@ -91,16 +96,16 @@ struct hx_ctx {
 	struct gt_huff_hist hist;
 	/* encode, per symbol: code bits | nbits << 32 | mant << 40 | bad << 41 */
 	uint64_t enc[GT_HUFF_NSYM_MAX];
-	/* decode, per symbol: value bits without sign/mantissa, HX_* flags */
-	uint64_t dbase[GT_HUFF_NSYM_MAX];
-	uint8_t dflag[GT_HUFF_NSYM_MAX];
-	int dec_ready; /* lut (and for f32 mlut, dsym) match the table */
-	unsigned mbits; /* index bits of mlut, <= HX_MBITS */
+	int enc_ready; /* enc (and for f32 enc32) match the table */
+	int dec_ready; /* lut (and for f32 mlut) match the table */
+	unsigned lbits; /* index bits of lut: the longest code's length */
+	unsigned mbits; /* index bits of mlut, <= HX_MBITS; 0: no mlut */
 	uint16_t lut[GT_HUFF_LUT_MAX];
 	/* f32 encode, by u >> 23 | (u is ±0.0) << 9: HX_E_* entries */
 	uint64_t enc32[1024];
 	/* f32 decode per symbol: the value rotated left by one without its
-	 * mantissa word, | the mask of that word << 32 (0: no mantissa) */
+	 * mantissa word, | the mask of that word << 32 (0: no mantissa);
+	 * the same for every table, filled by hx_new() */
 	uint64_t dsym[GT_HUFF_NSYM_MAX];
 	/*
 	 * f32 decode, by the next B = mbits <= min(maxlen, HX_MBITS) bits: bits 0-3
@@ -135,30 +140,32 @@ static void prepare_enc32(struct hx_ctx *c)
 	}
 }
 
-/* Fill the encode tables of the installed c->table; the decode tables are
- * made by the first decode (prepare_dec), as encoders never need them. */
-static int prepare(struct hx_ctx *c)
+/* Fill the encode tables of the installed c->table (lazily: decoders
+ * never need them, and block_load() is on the decoder's path). */
+static void prepare_enc(struct hx_ctx *c)
 {
 	const unsigned eb = gt_dtype_exp_bits(c->dt);
-	const unsigned mb = gt_dtype_man_bits(c->dt);
 	struct gt_huff_sym r;
 
-	if (c->table.dtype != c->dt)
-		return GT_ERR(CORRUPT);
 	for (unsigned s = 0; s < c->table.nsyms; s++) {
 		c->enc[s] = UINT64_C(1) << 41;
 		if (s != GT_HUFF_ESC(eb) && !gt_huff_resolve(&c->table, s, &r))
 			c->enc[s] = r.bits | (uint64_t)r.nbits << 32 |
 				    (uint64_t)r.mant << 40;
-		c->dbase[s] = s < (1u << eb) ? (uint64_t)s << mb : 0;
-		c->dflag[s] = s < (1u << eb) ? HX_MANT : 0;
 	}
-	c->dbase[GT_HUFF_NZERO(eb)] = UINT64_C(1) << (eb + mb);
-	c->dflag[GT_HUFF_RUN(eb)] = HX_RUN;
-	c->dflag[GT_HUFF_ESC(eb)] = HX_ESC;
-	c->runs = gt_huff_runs_used(&c->table);
 	if (c->dt == GT_DT_F32)
 		prepare_enc32(c);
+	c->enc_ready = 1;
+}
+
+/* Install c->table: the encode and decode tables are made when first
+ * needed (prepare_enc, prepare_dec). */
+static int prepare(struct hx_ctx *c)
+{
+	if (c->table.dtype != c->dt)
+		return GT_ERR(CORRUPT);
+	c->runs = gt_huff_runs_used(&c->table);
+	c->enc_ready = 0;
 	c->dec_ready = 0;
 	c->ready = 1;
 	return 0;
@@ -186,25 +193,34 @@ static uint64_t mlut_entry(const struct hx_ctx *c, unsigned x, unsigned B)
 }
 
 /* The decode tables of the installed table, first used on @n values:
- * a small block gets a smaller multi-symbol table (cheaper to build). */
+ * a LUT as wide as the longest code, and for f32 blocks that are not
+ * small a multi-symbol table, smaller for smaller blocks (cheaper to
+ * build). */
 static int prepare_dec(struct hx_ctx *c, size_t n)
 {
-	GT_TRY(gt_huff_lut(&c->table, c->lut, GT_HUFF_LUT_MAX));
-	if (c->dt == GT_DT_F32) {
+	GT_TRY(gt_huff_lut_fit(&c->table, c->lut, GT_HUFF_LUT_MAX, &c->lbits));
+	c->mbits = 0;
+	if (c->dt == GT_DT_F32 && n >= HX_MLUT_MIN) {
 		const unsigned want = n < HX_MBITS_SMALL_N ? HX_MBITS_SMALL : HX_MBITS;
-		const unsigned B = c->table.maxlen < want ? c->table.maxlen : want;
+		const unsigned B = c->lbits < want ? c->lbits : want;
 
-		c->mbits = B;
-
-		for (unsigned s = 0; s < 256; s++)
-			c->dsym[s] = (uint64_t)s << 24 | UINT64_C(0xffffff) << 32;
-		c->dsym[GT_HUFF_ZERO(8)] = 0;
-		c->dsym[GT_HUFF_NZERO(8)] = 1; /* the sign, rotated left */
 		for (unsigned x = 0; x < (1u << B); x++)
 			c->mlut[x] = mlut_entry(c, x, B);
+		c->mbits = B;
 	}
 	c->dec_ready = 1;
 	return 0;
+}
+
+/* The f32 symbol words (dsym), which no table changes. */
+static void init_dsym(struct hx_ctx *c)
+{
+	for (unsigned s = 0; s < 256; s++)
+		c->dsym[s] = (uint64_t)s << 24 | UINT64_C(0xffffff) << 32;
+	c->dsym[GT_HUFF_ZERO(8)] = 0;
+	c->dsym[GT_HUFF_NZERO(8)] = 1; /* the sign, rotated left */
+	c->dsym[GT_HUFF_RUN(8)] = 0;
+	c->dsym[GT_HUFF_ESC(8)] = 0;
 }
 
 static int hx_new(const struct gt_codec_params *p, const struct gt_kv *kv,
@@ -230,6 +246,8 @@ static int hx_new(const struct gt_codec_params *p, const struct gt_kv *kv,
 	c->method = (enum gt_huff_method)method;
 	c->wbits = 1 + gt_dtype_man_bits(c->dt);
 	c->mstride = c->dt == GT_DT_F32 ? 3 : 0;
+	if (c->dt == GT_DT_F32)
+		init_dsym(c);
 	if (p->table) {
 		c->fixed = 1;
 		rc = gt_huff_load(&c->table, p->table, p->table_len, GT_HUFF_STATIC);
@@ -291,7 +309,7 @@ static int set_mode(struct hx_ctx *c, unsigned b)
 		stride = k ? 1 : 3;
 	if (stride != c->mstride) {
 		c->mstride = stride;
-		if (c->ready && stride)
+		if (c->enc_ready && stride)
 			prepare_enc32(c);
 	}
 	return 0;
@@ -379,6 +397,8 @@ static int hx_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		GT_TRY(gt_huff_save(&c->table, m + 1, meta_cap - 1, &tlen));
 		GT_TRY(prepare(c));
 	}
+	if (!c->enc_ready)
+		prepare_enc(c); /* block_mode() reads enc */
 	m[0] = (unsigned char)block_mode(c, src, n);
 	GT_TRY(set_mode(c, m[0]));
 	*meta_len_ret = 1 + tlen;
@@ -645,7 +665,7 @@ static size_t enc_f32(const struct hx_ctx *c, const unsigned char *src,
 static int hx_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		     void *dst, size_t dst_cap, size_t *dst_len_ret)
 {
-	const struct hx_ctx *c = hx(ctx);
+	struct hx_ctx *const c = hx(ctx);
 	unsigned char hdr[GT_VARINT_MAX];
 	unsigned char *const out = dst;
 	struct gt_bitw cw, mw;
@@ -655,6 +675,8 @@ static int hx_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	*dst_len_ret = 0;
 	if (!c->ready)
 		return GT_ERR(INVAL);
+	if (!c->enc_ready)
+		prepare_enc(c);
 	mcount = count_carriers(c, src, n);
 	if (mcount > SIZE_MAX / 64)
 		return GT_ERR(OVERFLOW);
@@ -709,29 +731,30 @@ static int dec_generic(const struct hx_ctx *c, struct gt_bitr *cr,
 	size_t left = *left_ret;
 
 	while (i < n) {
-		unsigned e, s, f;
+		unsigned e, s, mant = 1;
 		uint64_t v, sm;
 
 		gt_bitr_refill(cr);
-		e = c->lut[gt_bitr_peek(cr, c->table.maxlen)];
+		e = c->lut[gt_bitr_peek(cr, c->lbits)];
 		if (!GT_HUFF_LUT_LEN(e))
 			return GT_ERR(CORRUPT);
 		gt_bitr_consume(cr, GT_HUFF_LUT_LEN(e));
 		s = GT_HUFF_LUT_SYM(e);
-		f = c->dflag[s];
-		v = c->dbase[s];
-		if (f & HX_RUN) {
+		if (s < (1u << eb)) {
+			v = (uint64_t)s << mb;
+		} else if (s == GT_HUFF_RUN(eb)) {
 			const uint64_t len = gt_huff_get_run(cr);
 
 			GT_TRY(put_zeros(dst, width, i, n, len));
 			i += len;
 			continue;
-		}
-		if (f & HX_ESC) {
+		} else if (s == GT_HUFF_ESC(eb)) {
 			v = gt_bitr_get(cr, eb) << mb;
-			f = HX_MANT;
+		} else { /* ZERO, NZERO */
+			v = (uint64_t)(s == GT_HUFF_NZERO(eb)) << (eb + mb);
+			mant = 0;
 		}
-		if (f & HX_MANT) {
+		if (mant) {
 			if (!left--)
 				return GT_ERR(CORRUPT);
 			sm = gt_bitr_get(mr, wb);
@@ -769,7 +792,7 @@ static int dec_one_f32(const struct hx_ctx *c, struct gt_bitr *cr,
 	uint32_t m = 0, v;
 
 	gt_bitr_refill(cr);
-	e = c->lut[gt_bitr_peek(cr, c->table.maxlen)];
+	e = c->lut[gt_bitr_peek(cr, c->lbits)];
 	if (!GT_HUFF_LUT_LEN(e))
 		return GT_ERR(CORRUPT);
 	gt_bitr_consume(cr, GT_HUFF_LUT_LEN(e));
@@ -864,15 +887,69 @@ dec_f32_at(const struct hx_ctx *c, struct gt_bitr *cr_io,
 	return rc;
 }
 
+/*
+ * The f32 loop of blocks too small for the multi-symbol table: three
+ * tokens per refill (3 x 15 <= 56 bits) through the LUT while 3 values
+ * and 12 mantissa bytes are left; RUN, ESC and corrupt codes go through
+ * dec_one_f32().  As dec_f32_at() otherwise.
+ */
+static inline __attribute__((always_inline)) int
+dec1_f32_at(const struct hx_ctx *c, struct gt_bitr *cr_io,
+	    const unsigned char **mp_ret, const unsigned char *mend,
+	    unsigned char *dst, size_t n, size_t *i_ret, const unsigned stride)
+{
+	struct gt_bitr lr = *cr_io, *const cr = &lr;
+	const unsigned char *mp = *mp_ret;
+	const uint16_t *const lut = c->lut;
+	const uint64_t *const dsym = c->dsym;
+	const uint64_t lmask = (UINT64_C(1) << c->lbits) - 1;
+	size_t i = 0;
+	int rc = 0;
+
+	while (n - i >= 3 && mend - mp >= 12) {
+		unsigned k;
+
+		gt_bitr_refill(cr);
+		for (k = 0; k < 3; k++) {
+			const unsigned e = lut[cr->acc & lmask];
+			uint64_t d;
+			uint32_t m, v;
+
+			/* length 0 (no code) or a symbol above NZERO */
+			if (__builtin_expect(e < (1u << 12) ||
+					     GT_HUFF_LUT_SYM(e) > GT_HUFF_NZERO(8), 0))
+				break;
+			gt_bitr_consume(cr, GT_HUFF_LUT_LEN(e));
+			d = dsym[GT_HUFF_LUT_SYM(e)];
+			memcpy(&m, mp, 4);
+			v = val_f32(d, m, stride);
+			memcpy(dst + 4 * i++, &v, 4);
+			mp += (d >> 32 != 0) * stride;
+		}
+		if (k < 3) {
+			rc = dec_one_f32(c, cr, &mp, mend, dst, n, &i);
+			if (rc < 0)
+				break;
+		}
+	}
+	*cr_io = lr;
+	*mp_ret = mp;
+	*i_ret = i;
+	return rc;
+}
+
 static int dec_f32(const struct hx_ctx *c, struct gt_bitr *cr,
 		   const unsigned char **mp_ret, const unsigned char *mend,
 		   unsigned char *dst, size_t n, size_t *i_ret)
 {
+	if (!c->mbits && c->mstride == 3)
+		return dec1_f32_at(c, cr, mp_ret, mend, dst, n, i_ret, 3);
+	if (!c->mbits)
+		return dec1_f32_at(c, cr, mp_ret, mend, dst, n, i_ret, 1);
 	if (c->mstride == 3)
 		return dec_f32_at(c, cr, mp_ret, mend, dst, n, i_ret, 3);
 	return dec_f32_at(c, cr, mp_ret, mend, dst, n, i_ret, 1);
 }
-
 
 static int hx_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 		     void *dst, size_t n)

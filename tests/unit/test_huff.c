@@ -23,6 +23,34 @@ static unsigned ncoded(const struct gt_huff_table *t)
 	return k;
 }
 
+/*
+ * Both LUTs against one filled the plain way (every entry whose low
+ * len[s] bits are s's code holds s), and gt_huff_lut_fit() at the
+ * longest code's width against gt_huff_lut().
+ */
+static void check_luts(const struct gt_huff_table *t, const uint16_t *lut)
+{
+	static uint16_t ref[GT_HUFF_LUT_MAX], fit[GT_HUFF_LUT_MAX];
+	const size_t size = (size_t)1 << t->maxlen;
+	unsigned bits, longest = 0;
+
+	memset(ref, 0, sizeof(ref));
+	for (unsigned s = 0; s < t->nsyms; s++) {
+		longest = t->len[s] > longest ? t->len[s] : longest;
+		for (size_t i = t->code[s]; t->len[s] && i < size; i += (size_t)1 << t->len[s])
+			ref[i] = (uint16_t)(s | t->len[s] << 12);
+	}
+	CHECK(!memcmp(ref, lut, size * sizeof(*lut)));
+	memset(fit, 0xaa, sizeof(fit));
+	CHECK_RC(gt_huff_lut_fit(t, fit, GT_HUFF_LUT_MAX, &bits), 0);
+	CHECK(bits == longest);
+	for (size_t i = 0; i < size; i++)
+		CHECK(fit[i & (((size_t)1 << bits) - 1)] == ref[i]);
+	if (longest > 1) /* too small a LUT */
+		CHECK_RC(gt_huff_lut_fit(t, fit, ((size_t)1 << longest) - 1, &bits),
+			 GT_ERR(INVAL));
+}
+
 /* Saved, loaded and compared; the LUT decodes every code. */
 static void check_table(const struct gt_huff_table *t, unsigned flags)
 {
@@ -38,6 +66,7 @@ static void check_table(const struct gt_huff_table *t, unsigned flags)
 	CHECK(!memcmp(u.code, t->code, sizeof(t->code)));
 	CHECK(u.maxlen == t->maxlen && u.dtype == t->dtype);
 	CHECK_RC(gt_huff_lut(t, lut, GT_HUFF_LUT_MAX), 0);
+	check_luts(t, lut);
 	for (unsigned s = 0; s < t->nsyms; s++) {
 		if (!t->len[s])
 			continue;

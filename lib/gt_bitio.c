@@ -60,3 +60,123 @@ int gt_bitr_finish(struct gt_bitr *r)
 		return GT_ERR(CORRUPT);
 	return 0;
 }
+
+/* ---- gt_bitpack / gt_bitunpack ------------------------------------------- */
+
+#define K_ALL(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) \
+	X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22)  \
+	X(23) X(24) X(25) X(26) X(27) X(28) X(29) X(30) X(31) X(32)
+
+/*
+ * Eight codes into k bytes at @p, as ceil(k / 8) whole 64-bit words: up
+ * to 7 bytes past the group are written (zeros, overwritten by the next
+ * group).  With k constant every shift is, and w[] stays in registers.
+ */
+static inline __attribute__((always_inline)) void pack8(unsigned char *p,
+							const uint32_t *c,
+							const unsigned k)
+{
+	uint64_t w[5] = { 0, 0, 0, 0, 0 };
+
+	for (unsigned j = 0; j < 8; j++) {
+		const unsigned pos = j * k, wi = pos / 64, off = pos % 64;
+
+		w[wi] |= (uint64_t)c[j] << off;
+		if (off + k > 64)
+			w[wi + 1] |= (uint64_t)c[j] >> (64 - off);
+	}
+	for (unsigned i = 0; i < (k + 7) / 8; i++)
+		memcpy(p + 8 * i, &w[i], 8);
+}
+
+static inline __attribute__((always_inline)) void pack_k(const uint32_t *c, size_t n,
+							 unsigned char *dst,
+							 const unsigned k)
+{
+	const size_t len = (n * k + 7) / 8, groups = n / 8;
+	const size_t over = 8 * ((k + 7) / 8); /* bytes pack8 stores */
+	unsigned char tmp[40];
+	size_t g = 0;
+	uint32_t last[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
+
+	for (; g < groups && g * k + over <= len; g++)
+		pack8(dst + g * k, c + 8 * g, k);
+	/* the last groups and the part group through tmp: nothing past len */
+	for (; g * 8 < n; g++) {
+		const size_t cnt = n - g * 8 < 8 ? n - g * 8 : 8;
+
+		memcpy(last, c + 8 * g, cnt * sizeof(*c));
+		memset(last + cnt, 0, (8 - cnt) * sizeof(*c));
+		pack8(tmp, last, k);
+		memcpy(dst + g * k, tmp, (cnt * k + 7) / 8);
+	}
+}
+
+/* Eight codes from the k bytes at @p: one 8-byte load each, so up to 8
+ * bytes past the group are read. */
+static inline __attribute__((always_inline)) void unpack8(uint32_t *c,
+							  const unsigned char *p,
+							  const unsigned k)
+{
+	const uint64_t mask = ((uint64_t)1 << k) - 1;
+
+	for (unsigned j = 0; j < 8; j++) {
+		uint64_t v;
+
+		memcpy(&v, p + j * k / 8, 8);
+		c[j] = (uint32_t)(v >> (j * k % 8) & mask);
+	}
+}
+
+static inline __attribute__((always_inline)) void unpack_k(const unsigned char *src,
+							   size_t n, uint32_t *c,
+							   const unsigned k)
+{
+	const size_t len = (n * k + 7) / 8, groups = n / 8;
+	unsigned char tmp[48];
+	uint32_t last[8];
+	size_t g = 0;
+
+	for (; g < groups && g * k + 7 * k / 8 + 8 <= len; g++)
+		unpack8(c + 8 * g, src + g * k, k);
+	for (; g * 8 < n; g++) {
+		const size_t cnt = n - g * 8 < 8 ? n - g * 8 : 8;
+
+		memset(tmp, 0, sizeof(tmp));
+		memcpy(tmp, src + g * k, (cnt * k + 7) / 8);
+		unpack8(last, tmp, k);
+		memcpy(c + 8 * g, last, cnt * sizeof(*c));
+	}
+}
+
+void gt_bitpack(const uint32_t *codes, size_t n, unsigned k, void *dst)
+{
+	switch (k) {
+#define X(K)                                                                  \
+	case K:                                                               \
+		pack_k(codes, n, dst, K);                                     \
+		break;
+		K_ALL(X)
+#undef X
+	default:
+		break;
+	}
+}
+
+int gt_bitunpack(const void *src, size_t n, unsigned k, uint32_t *codes)
+{
+	const unsigned char *s = src;
+	const unsigned tail = (unsigned)(n * k % 8);
+
+	switch (k) {
+#define X(K)                                                                  \
+	case K:                                                               \
+		unpack_k(src, n, codes, K);                                   \
+		break;
+		K_ALL(X)
+#undef X
+	default:
+		return GT_ERR(INVAL);
+	}
+	return tail && s[(n * k) / 8] >> tail ? GT_ERR(CORRUPT) : 0;
+}

@@ -78,6 +78,7 @@ static inline __attribute__((always_inline)) void pack8(unsigned char *p,
 {
 	uint64_t w[5] = { 0, 0, 0, 0, 0 };
 
+#pragma GCC unroll 8
 	for (unsigned j = 0; j < 8; j++) {
 		const unsigned pos = j * k, wi = pos / 64, off = pos % 64;
 
@@ -85,6 +86,7 @@ static inline __attribute__((always_inline)) void pack8(unsigned char *p,
 		if (off + k > 64)
 			w[wi + 1] |= (uint64_t)c[j] >> (64 - off);
 	}
+#pragma GCC unroll 4
 	for (unsigned i = 0; i < (k + 7) / 8; i++)
 		memcpy(p + 8 * i, &w[i], 8);
 }
@@ -120,6 +122,7 @@ static inline __attribute__((always_inline)) void unpack8(uint32_t *c,
 {
 	const uint64_t mask = ((uint64_t)1 << k) - 1;
 
+#pragma GCC unroll 8
 	for (unsigned j = 0; j < 8; j++) {
 		uint64_t v;
 
@@ -149,8 +152,64 @@ static inline __attribute__((always_inline)) void unpack_k(const unsigned char *
 	}
 }
 
+/*
+ * k = 8, 16, 32: whole bytes, plain loops; blocks of a constant 64 so
+ * that gcc's -O2 vectorizer (cost model very-cheap: no epilogues) takes
+ * them (narrowing and widening with SSE2), then the rest one by one.
+ */
+#define BYTES_LOOP(BODY)                                                      \
+	do {                                                                  \
+		size_t i = 0;                                                 \
+		for (; i + 64 <= n; i += 64)                                  \
+			for (size_t j = i; j < i + 64; j++)                   \
+				BODY;                                         \
+		for (size_t j = i; j < n; j++)                                \
+			BODY;                                                 \
+	} while (0)
+
+static void put16(unsigned char *p, uint32_t v)
+{
+	const uint16_t h = (uint16_t)v;
+
+	memcpy(p, &h, 2);
+}
+
+static uint32_t get16(const unsigned char *p)
+{
+	uint16_t h;
+
+	memcpy(&h, p, 2);
+	return h;
+}
+
+static void pack_bytes(const uint32_t *restrict c, size_t n, unsigned char *restrict dst,
+		       unsigned k)
+{
+	if (k == 8)
+		BYTES_LOOP(dst[j] = (unsigned char)c[j]);
+	else if (k == 16)
+		BYTES_LOOP(put16(dst + 2 * j, c[j]));
+	else
+		memcpy(dst, c, 4 * n);
+}
+
+static void unpack_bytes(const unsigned char *restrict src, size_t n, uint32_t *restrict c,
+			 unsigned k)
+{
+	if (k == 8)
+		BYTES_LOOP(c[j] = src[j]);
+	else if (k == 16)
+		BYTES_LOOP(c[j] = get16(src + 2 * j));
+	else
+		memcpy(c, src, 4 * n);
+}
+
 void gt_bitpack(const uint32_t *codes, size_t n, unsigned k, void *dst)
 {
+	if (k == 8 || k == 16 || k == 32) {
+		pack_bytes(codes, n, dst, k);
+		return;
+	}
 	switch (k) {
 #define X(K)                                                                  \
 	case K:                                                               \
@@ -168,6 +227,10 @@ int gt_bitunpack(const void *src, size_t n, unsigned k, uint32_t *codes)
 	const unsigned char *s = src;
 	const unsigned tail = (unsigned)(n * k % 8);
 
+	if (k == 8 || k == 16 || k == 32) {
+		unpack_bytes(src, n, codes, k);
+		return 0;
+	}
 	switch (k) {
 #define X(K)                                                                  \
 	case K:                                                               \

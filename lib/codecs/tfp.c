@@ -71,8 +71,8 @@ struct tfp_ctx {
 	uint64_t quiet;   /* the dtype's quiet-NaN bit */
 	uint64_t cmax;    /* largest k-bit magnitude code of a finite value */
 	int by_value;     /* stochastic with exponent bits dropped: Eq. 5 on values */
-	float *lut;       /* FP16 grid decode, 2^k values, made on first use */
-	uint64_t codes[TFP_BATCH];
+	uint64_t codes[TFP_BATCH];   /* f16, bf16, f64 */
+	uint32_t codes32[TFP_BATCH]; /* f32 (k <= 32) */
 };
 
 static struct tfp_ctx *tfp(struct gt_codec_ctx *ctx)
@@ -176,8 +176,6 @@ static int tfp_new(const struct gt_codec_params *p, const struct gt_kv *kv,
 
 static void tfp_free(struct gt_codec_ctx *ctx)
 {
-	if (ctx)
-		free(tfp(ctx)->lut);
 	free(ctx);
 }
 
@@ -222,52 +220,98 @@ static inline uint64_t ext16(uint32_t a)
 }
 
 
-/* Codes of @cnt f32 values at @src into c->codes. */
-static void codes_f32(struct tfp_ctx *c, const unsigned char *src, size_t cnt,
-		      struct gt_rng *r)
+/*
+ * The truncated FP16 pattern of f32 magnitude bits @a, equal to
+ * ext16(a) >> TFP_EXT (test_quant checks every a), in 32-bit lanes and
+ * with no branch, so that the loops below vectorize (SSE2 at -O2).
+ * Below 2^-14 (FP16 subnormals) the pattern is |x| 2^24 rounded down:
+ * |x| + 0.5 rounds |x| to a multiple of 2^-24 (the unit of floats in
+ * [0.5, 1)), exactly, and one comes off when that went up.  No float to
+ * int conversion: with -ftrapping-math gcc will not if-convert one.  a
+ * <= 0x7fffffff, so signed compares (SSE2 has no unsigned ones) order
+ * it; min() then saturates to 65504 and Inf and NaN add 1 and 0x201.
+ */
+static inline uint32_t trunc16(uint32_t a)
+{
+	const int32_t ai = (int32_t)a;
+	const uint32_t lo = -(uint32_t)(ai < 0x38800000);
+	const float ax = gt_f32_from_bits(a & lo);
+	const float y = ax + 0.5f;
+	const uint32_t sub = gt_f32_bits(y) - 0x3f000000u - (y - 0.5f > ax);
+	int32_t h = (int32_t)((sub & lo) | ((a - 0x38000000u) >> 13 & ~lo));
+
+	h = h < 0x7bff ? h : 0x7bff;
+	return (uint32_t)h + (ai >= 0x7f800000) + ((uint32_t)(ai > 0x7f800000) << 9);
+}
+
+/*
+ * Truncation codes of @cnt f32 values: inlined with cnt = TFP_BATCH, a
+ * trip count that gcc's -O2 vectorizer (cost model very-cheap) accepts.
+ */
+static inline void codes_trunc(const unsigned char *restrict src, size_t cnt,
+			       uint32_t *restrict out, enum tfp_grid grid,
+			       unsigned k, unsigned s)
+{
+	if (grid == TFP_F16) {
+		for (size_t i = 0; i < cnt; i++) {
+			uint32_t u;
+
+			memcpy(&u, src + 4 * i, 4);
+			out[i] = (u >> 31) << (k - 1) | trunc16(u & 0x7fffffffu) >> s;
+		}
+	} else {
+		const uint32_t quiet = s ? 0x400000u : 0;
+
+		for (size_t i = 0; i < cnt; i++) {
+			uint32_t u;
+
+			memcpy(&u, src + 4 * i, 4);
+			u |= (int32_t)(u & 0x7fffffffu) > 0x7f800000 ? quiet : 0;
+			out[i] = u >> s;
+		}
+	}
+}
+
+/* Stochastic codes (Eq. 5) of @cnt f32 values at @src into c->codes32. */
+static void codes_f32_sr(struct tfp_ctx *c, const unsigned char *src, size_t cnt,
+			 struct gt_rng *r)
 {
 	const unsigned k = c->k, s = c->s, st = s + TFP_EXT;
 	const uint64_t cmax = c->cmax;
-	uint64_t *out = c->codes;
+	/* the dropped bits L (sh of them) against an sh-bit r */
+	const unsigned sh = c->grid == TFP_F16 ? st : s;
+	const uint64_t lmask = (UINT64_C(1) << sh) - 1;
+	uint32_t *out = c->codes32;
 
-	if (c->grid == TFP_NATIVE && (!c->stochastic || !s)) {
-		for (size_t i = 0; i < cnt; i++) {
-			uint32_t u;
+	for (size_t i = 0; i < cnt; i++) {
+		uint32_t u, a;
+		uint64_t m, cm;
+		int fin;
 
-			memcpy(&u, src + 4 * i, 4);
-			u |= s && (u & 0x7fffffffu) > 0x7f800000u ? 0x400000u : 0;
-			out[i] = u >> s;
+		memcpy(&u, src + 4 * i, 4);
+		a = u & 0x7fffffffu;
+		fin = a < 0x7f800000u;
+		m = c->grid == TFP_F16 ? ext16(a) : a | (fin || a == 0x7f800000u ? 0 : 0x400000u);
+		if (c->by_value && fin) {
+			cm = round_by_value(c, gt_f32_from_bits(a), m >> sh, r);
+		} else {
+			cm = (m >> sh) + (fin & ((gt_rng_u64(r) >> (64 - sh)) < (m & lmask)));
+			cm = fin && cm > cmax ? cmax : cm;
 		}
-	} else if (c->grid == TFP_F16 && !c->stochastic) {
-		for (size_t i = 0; i < cnt; i++) {
-			uint32_t u;
-
-			memcpy(&u, src + 4 * i, 4);
-			out[i] = (uint64_t)(u >> 31) << (k - 1) | ext16(u & 0x7fffffffu) >> st;
-		}
-	} else {
-		/* Eq. 5: the dropped bits L (sh of them) against an sh-bit r */
-		const unsigned sh = c->grid == TFP_F16 ? st : s;
-		const uint64_t lmask = (UINT64_C(1) << sh) - 1;
-
-		for (size_t i = 0; i < cnt; i++) {
-			uint32_t u, a;
-			uint64_t m, cm;
-			int fin;
-
-			memcpy(&u, src + 4 * i, 4);
-			a = u & 0x7fffffffu;
-			fin = a < 0x7f800000u;
-			m = c->grid == TFP_F16 ? ext16(a) : a | (fin || a == 0x7f800000u ? 0 : 0x400000u);
-			if (c->by_value && fin) {
-				cm = round_by_value(c, gt_f32_from_bits(a), m >> sh, r);
-			} else {
-				cm = (m >> sh) + (fin & ((gt_rng_u64(r) >> (64 - sh)) < (m & lmask)));
-				cm = fin && cm > cmax ? cmax : cm;
-			}
-			out[i] = (uint64_t)(u >> 31) << (k - 1) | cm;
-		}
+		out[i] = (u >> 31) << (k - 1) | (uint32_t)cm;
 	}
+}
+
+/* Codes of @cnt f32 values at @src into c->codes32. */
+static void codes_f32(struct tfp_ctx *c, const unsigned char *src, size_t cnt,
+		      struct gt_rng *r)
+{
+	if (c->stochastic && (c->s || c->grid == TFP_F16))
+		codes_f32_sr(c, src, cnt, r);
+	else if (cnt == TFP_BATCH)
+		codes_trunc(src, TFP_BATCH, c->codes32, c->grid, c->k, c->s);
+	else
+		codes_trunc(src, cnt, c->codes32, c->grid, c->k, c->s);
 }
 
 /* Codes of @cnt f16, bf16 or f64 values (their own pattern). */
@@ -356,145 +400,97 @@ static void unpack(struct gt_bitr *r, uint64_t *codes, size_t cnt, unsigned k)
 	}
 }
 
-/*
- * The f32 hot loops: truncation codes @G at a time straight into the
- * register writer (G constant, so the inner loop unrolls), while 8 bytes
- * of room are left; returns how many values were coded.
- */
-#define TFP_ENC_LOOP(G, CODE)                                                 \
-	for (; i + (G) <= n && w->end - f.ptr >= 8; i += (G)) {               \
-		uint64_t word = 0;                                            \
-		for (unsigned j = 0; j < (G); j++) {                          \
-			uint32_t u;                                           \
-			memcpy(&u, in + 4 * (i + j), 4);                      \
-			word |= (uint64_t)(CODE) << (j * k);                  \
-		}                                                             \
-		gt_bitw_fast_put(&f, word, (G) * k);                          \
-	}
-#define TFP_ENC_G(CODE)                                                       \
-	do {                                                                  \
-		if (k <= 14)                                                  \
-			TFP_ENC_LOOP(4, CODE)                                 \
-		else if (k <= 28)                                             \
-			TFP_ENC_LOOP(2, CODE)                                 \
-		else                                                          \
-			TFP_ENC_LOOP(1, CODE)                                 \
-	} while (0)
-
-static size_t encode_f32_fast(const struct tfp_ctx *c, const unsigned char *in,
-			      size_t n, struct gt_bitw *w)
-{
-	const unsigned k = c->k, s = c->s, st = s + TFP_EXT;
-	const uint32_t quiet = s ? 0x400000u : 0;
-	struct gt_bitw_fast f = gt_bitw_fast_load(w);
-	size_t i = 0;
-
-	if (c->grid == TFP_NATIVE)
-		TFP_ENC_G((u | ((u & 0x7fffffffu) > 0x7f800000u ? quiet : 0)) >> s);
-	else
-		TFP_ENC_G((uint64_t)(u >> 31) << (k - 1) | ext16(u & 0x7fffffffu) >> st);
-	gt_bitw_fast_store(&f, w);
-	return i;
-}
-
 static int tfp_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		      void *dst, size_t dst_cap, size_t *dst_len_ret)
 {
 	struct tfp_ctx *c = tfp(ctx);
 	const unsigned char *in = src;
 	const unsigned width = gt_dtype_size(c->dt);
+	unsigned char *out = dst;
 	struct gt_bitw w;
 	struct gt_rng r;
 
 	if ((n * c->k + 7) / 8 > dst_cap)
 		return GT_ERR(DST_TOO_SMALL);
-	gt_bitw_init(&w, dst, dst_cap);
 	gt_rng_init(&r, c->seed, c->stream, c->pos);
-	if (c->dt == GT_DT_F32 && (!c->stochastic || (!c->s && c->grid == TFP_NATIVE))) {
-		const size_t done = encode_f32_fast(c, in, n, &w);
+	if (c->dt == GT_DT_F32) {
+		/* TFP_BATCH codes are a whole number of bytes */
+		for (size_t i = 0; i < n; i += TFP_BATCH) {
+			const size_t cnt = n - i < TFP_BATCH ? n - i : TFP_BATCH;
 
-		in += done * width;
-		n -= done;
+			codes_f32(c, in + i * width, cnt, &r);
+			gt_bitpack(c->codes32, cnt, c->k, out + i / 8 * c->k);
+		}
+		*dst_len_ret = (n * c->k + 7) / 8;
+		return 0;
 	}
+	gt_bitw_init(&w, dst, dst_cap);
 	for (size_t i = 0; i < n; i += TFP_BATCH) {
 		const size_t cnt = n - i < TFP_BATCH ? n - i : TFP_BATCH;
 
-		if (c->dt == GT_DT_F32)
-			codes_f32(c, in + i * width, cnt, &r);
-		else
-			codes_gen(c, in + i * width, cnt, &r);
+		codes_gen(c, in + i * width, cnt, &r);
 		pack(&w, c->codes, cnt, c->k);
 	}
 	return gt_bitw_close(&w, dst_len_ret);
 }
 
-/* The FP16-grid decode table: code -> f32 value. */
-static int make_lut(struct tfp_ctx *c)
+/*
+ * The f32 bits of FP16 pattern @h (sign in bit 15), as gt_f16_to_f32()
+ * (test_quant checks every h) but branch-free in 32-bit lanes, to
+ * vectorize: subnormals are m 2^-24, exact; the conversion is of a
+ * masked m, so that no select of gcc's sinks it into a branch.
+ */
+static inline uint32_t f16_bits(uint32_t h)
 {
-	const size_t len = (size_t)1 << c->k;
+	const uint32_t m = h & 0x7fffu;
+	const uint32_t lo = -(uint32_t)((int32_t)m < 0x400);
+	const uint32_t sub = gt_f32_bits((float)(int32_t)(m & lo) * 0x1p-24f);
+	uint32_t v = (m << 13) + 0x38000000u;
 
-	c->lut = malloc(len * sizeof(*c->lut));
-	if (!c->lut)
-		return GT_ERR(NOMEM);
-	for (size_t x = 0; x < len; x++)
-		c->lut[x] = gt_f16_to_f32((uint16_t)(x << c->s));
-	return 0;
+	v = (int32_t)m >= 0x7c00 ? m << 13 | 0x7f800000u : v;
+	return (h & 0x8000u) << 16 | (sub & lo) | (v & ~lo);
 }
 
-/* Values of @cnt codes into @out (the chunk's output at this batch). */
-static void values(const struct tfp_ctx *c, unsigned char *out, size_t cnt)
+/* f32 values of @cnt codes (inlined with cnt = TFP_BATCH to vectorize). */
+static inline void values_f32(const uint32_t *restrict codes, size_t cnt,
+			      unsigned char *restrict out, enum tfp_grid grid, unsigned s)
 {
-	if (c->grid == TFP_F16) {
-		for (size_t i = 0; i < cnt; i++)
-			memcpy(out + 4 * i, &c->lut[c->codes[i]], 4);
-	} else if (c->dt == GT_DT_F32) {
+	if (grid == TFP_F16) {
 		for (size_t i = 0; i < cnt; i++) {
-			const uint32_t u = (uint32_t)(c->codes[i] << c->s);
+			const uint32_t u = f16_bits(codes[i] << s);
 
 			memcpy(out + 4 * i, &u, 4);
 		}
 	} else {
-		for (size_t i = 0; i < cnt; i++)
-			gt_fp_store(out, c->dt, i, c->codes[i] << c->s);
+		for (size_t i = 0; i < cnt; i++) {
+			const uint32_t u = codes[i] << s;
+
+			memcpy(out + 4 * i, &u, 4);
+		}
 	}
 }
 
-/* f32 decode, G codes a refill (G k <= GT_BITR_MAX), straight to values. */
-#define TFP_DEC_LOOP(G, VALUE)                                                \
-	for (; i + (G) <= n; i += (G)) {                                      \
-		uint64_t acc;                                                 \
-		gt_bitr_refill(r);                                            \
-		acc = r->acc;                                                 \
-		for (unsigned j = 0; j < (G); j++) {                          \
-			const uint64_t code = acc >> (j * k) & mask;          \
-			VALUE;                                                \
-		}                                                             \
-		gt_bitr_consume(r, (G) * k);                                  \
-	}
-#define TFP_DEC_G(VALUE)                                                      \
-	do {                                                                  \
-		if (k <= 14)                                                  \
-			TFP_DEC_LOOP(4, VALUE)                                \
-		else if (k <= 28)                                             \
-			TFP_DEC_LOOP(2, VALUE)                                \
-		else                                                          \
-			TFP_DEC_LOOP(1, VALUE)                                \
-	} while (0)
-
-static size_t decode_f32_fast(const struct tfp_ctx *c, struct gt_bitr *r,
-			      float *out, size_t n)
+/* Values of @cnt codes into @out (f16, bf16, f64). */
+static void values_gen(const struct tfp_ctx *c, unsigned char *out, size_t cnt)
 {
-	const unsigned k = c->k, s = c->s;
-	const uint64_t mask = (UINT64_C(1) << k) - 1;
-	const float *lut = c->lut;
-	size_t i = 0;
+	for (size_t i = 0; i < cnt; i++)
+		gt_fp_store(out, c->dt, i, c->codes[i] << c->s);
+}
 
-	if (c->grid == TFP_F16) {
-		TFP_DEC_G(out[i + j] = lut[code]);
-	} else {
-		TFP_DEC_G(const uint32_t u = (uint32_t)(code << s); memcpy(&out[i + j], &u, 4));
+static int decode_f32(struct tfp_ctx *c, const unsigned char *src, float *dst, size_t n)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n && rc >= 0; i += TFP_BATCH) {
+		const size_t cnt = n - i < TFP_BATCH ? n - i : TFP_BATCH;
+
+		rc = gt_bitunpack(src + i / 8 * c->k, cnt, c->k, c->codes32);
+		if (cnt == TFP_BATCH)
+			values_f32(c->codes32, TFP_BATCH, (unsigned char *)(dst + i), c->grid, c->s);
+		else
+			values_f32(c->codes32, cnt, (unsigned char *)(dst + i), c->grid, c->s);
 	}
-	return i;
+	return rc;
 }
 
 static int tfp_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
@@ -508,20 +504,14 @@ static int tfp_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 		return GT_ERR(TRUNCATED);
 	if ((n * c->k + 7) / 8 < src_len)
 		return GT_ERR(CORRUPT);
-	if (c->grid == TFP_F16 && !c->lut)
-		GT_TRY(make_lut(c));
+	if (c->dt == GT_DT_F32)
+		return decode_f32(c, src, dst, n);
 	gt_bitr_init(&r, src, src_len);
-	if (c->dt == GT_DT_F32) {
-		const size_t done = decode_f32_fast(c, &r, dst, n);
-
-		dst = (float *)dst + done;
-		n -= done;
-	}
 	for (size_t i = 0; i < n; i += TFP_BATCH) {
 		const size_t cnt = n - i < TFP_BATCH ? n - i : TFP_BATCH;
 
 		unpack(&r, c->codes, cnt, c->k);
-		values(c, (unsigned char *)dst + i * width, cnt);
+		values_gen(c, (unsigned char *)dst + i * width, cnt);
 	}
 	return gt_bitr_finish(&r);
 }

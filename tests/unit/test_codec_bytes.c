@@ -11,7 +11,7 @@
 #define MAXN 8200
 
 static float grads[MAXN], wide[MAXN], back[MAXN];
-static unsigned char buf[8 * MAXN + 64];
+static unsigned char buf[8 * 0x10000];
 
 /* Chunk lengths: every tail of a group of 8 and the long runs. */
 static const size_t lens[] = { 0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 23, 31, 33,
@@ -136,6 +136,53 @@ static void test_golden(void)
 	}
 }
 
+static struct gt_codec_ctx *make_tfp(const char *opts)
+{
+	const struct gt_codec_params p = { GT_DT_F32, opts, NULL, 0, NULL };
+	struct gt_codec_ctx *ctx = NULL;
+	struct gt_diag d;
+
+	CHECK_RC(gt_codec_new(gt_codec_find("tfp"), &p, &ctx, &d), 0);
+	return ctx;
+}
+
+/*
+ * The branch-free FP16 truncation at its edges: for every FP16 pattern h
+ * below Inf, both signs, the largest f32 below the next pattern's value
+ * codes as h (bits=16 is FP16 truncated); and every one of the 2^16 codes
+ * (Inf and NaN payloads too) decodes as gt_f16_to_f32().
+ */
+static void test_tfp_f16_edges(void)
+{
+	struct gt_codec_ctx *ctx = make_tfp("bits=16");
+	static float x[0x10000];
+	static uint16_t code[0x10000];
+	size_t len = 0, n = 0;
+	int ok = 1;
+
+	for (uint32_t h = 0; h < 0x7c00; h++) {
+		const uint32_t below = gt_f32_bits(gt_f16_to_f32((uint16_t)(h + 1))) - 1;
+
+		x[n++] = gt_f32_from_bits(below);
+		x[n++] = gt_f32_from_bits(below | 0x80000000u);
+	}
+	CHECK_RC(gt_codec_encode(ctx, x, n, buf, sizeof(buf), &len), 0);
+	for (size_t i = 0; i < n && len == 2 * n; i++) {
+		uint16_t c;
+
+		memcpy(&c, buf + 2 * i, 2);
+		ok &= c == ((i / 2) | (i & 1) << 15);
+	}
+	CHECK(len == 2 * n && ok);
+	for (uint32_t h = 0; h < 0x10000; h++)
+		code[h] = (uint16_t)h;
+	CHECK_RC(gt_codec_decode(ctx, code, sizeof(code), x, 0x10000), 0);
+	for (uint32_t h = 0; h < 0x10000; h++)
+		ok &= gt_f32_bits(x[h]) == gt_f32_bits(gt_f16_to_f32((uint16_t)h));
+	CHECK(ok);
+	gt_codec_free(ctx);
+}
+
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
@@ -144,5 +191,6 @@ int main(int argc, char **argv)
 	CHECK(read_grads(grads) == 8192);
 	fill_wide(wide, MAXN);
 	RUN(test_golden);
+	RUN(test_tfp_f16_edges);
 	return check_done("test_codec_bytes");
 }

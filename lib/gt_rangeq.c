@@ -60,22 +60,51 @@ int gt_rangeq_fit(struct gt_rangeq *q, unsigned bits, unsigned m,
 	return 0;
 }
 
+/* codes_of() and values_of(), below: the vectorized loops of pack and unpack */
+static inline void codes_of(const struct gt_rangeq *q, const float *restrict x, size_t n,
+			    uint32_t *restrict codes);
+static inline void values_of(const struct gt_rangeq *q, const uint32_t *restrict codes,
+			     size_t n, float *restrict y);
+
 /*
- * Squared error of @q over a sample of @x: one value in each stretch of
+ * The sample of gt_rangeq_fit_auto(): one value in each stretch of
  * @stride, at a hashed offset (a fixed stride can fall in step with a
- * tensor's rows, or with its zeros).
+ * tensor's rows, or with its zeros), into @s; zeros after them up to a
+ * multiple of 64.  The hash is below 2^24, so a 32-bit division takes
+ * the offset.  Returns how many.
  */
-static double sample_sse(const struct gt_rangeq *q, const float *x, size_t n,
-			 size_t stride)
+static size_t take_sample(const float *x, size_t n, size_t stride, float *s)
 {
-	double sse = 0;
+	size_t k = 0;
 
 	for (size_t b = 0; b + stride <= n; b += stride) {
-		const size_t i = b + (size_t)((b * 0x9e3779b97f4a7c15ull) >> 40) % stride;
-		const double e = (double)x[i] - gt_rangeq_value(q, gt_rangeq_code(q, x[i]));
+		const uint32_t h = (uint32_t)((b * 0x9e3779b97f4a7c15ull) >> 40);
+		const size_t off = stride <= UINT32_MAX ? h % (uint32_t)stride : h % stride;
 
-		if (isfinite(x[i]))
-			sse += e * e;
+		s[k++] = x[b + off];
+	}
+	for (size_t i = k; i % 64; i++)
+		s[i] = 0;
+	return k;
+}
+
+/* Squared error of @q over the @k values of a sample at @s, summed in
+ * order (the choice of m must not depend on how it is computed). */
+static double sample_sse(const struct gt_rangeq *q, const float *s, size_t k)
+{
+	uint32_t codes[64];
+	float y[64];
+	double sse = 0;
+
+	for (size_t j = 0; j < k; j += 64) {
+		codes_of(q, s + j, 64, codes);
+		values_of(q, codes, 64, y);
+		for (size_t i = 0; i < 64 && j + i < k; i++) {
+			const double e = (double)s[j + i] - y[i];
+
+			if (isfinite(s[j + i]))
+				sse += e * e;
+		}
 	}
 	return sse;
 }
@@ -85,6 +114,9 @@ int gt_rangeq_fit_auto(struct gt_rangeq *q, unsigned bits, uint32_t pos,
 {
 	const unsigned mmax = bits < GT_RANGEQ_M_MAX ? bits : GT_RANGEQ_M_MAX;
 	const size_t stride = n > RQ_SAMPLE ? n / RQ_SAMPLE : 1;
+	/* n / stride < 2 RQ_SAMPLE values, padded to 64 */
+	float s[2 * RQ_SAMPLE + 64];
+	const size_t k = take_sample(x, n, stride, s);
 	double best = INFINITY;
 	struct gt_rangeq t;
 
@@ -93,7 +125,7 @@ int gt_rangeq_fit_auto(struct gt_rangeq *q, unsigned bits, uint32_t pos,
 		double sse;
 
 		GT_TRY(gt_rangeq_fit(&t, bits, m, pos, neg));
-		sse = sample_sse(&t, x, n, stride);
+		sse = sample_sse(&t, s, k);
 		if (sse < best) {
 			best = sse;
 			*q = t;
@@ -102,22 +134,36 @@ int gt_rangeq_fit_auto(struct gt_rangeq *q, unsigned bits, uint32_t pos,
 	return 0;
 }
 
-void gt_rangeq_range(const float *x, size_t n, uint32_t *pos_ret, uint32_t *neg_ret)
+/* The range of @n values into *@mp, *@mn: inlined with n = 256, a
+ * constant trip count, so that gcc's -O2 vectorizer takes it. */
+static inline void range_of(const float *x, size_t n, int32_t *mp, int32_t *mn)
 {
-	uint32_t mp = 0, mn = 0;
+	int32_t p = *mp, q = *mn;
 
-	/* integer max of the magnitudes' bit patterns: monotone, and vectorizes */
+	/* integer max of the magnitudes' bit patterns (< 2^31): monotone */
 	for (size_t i = 0; i < n; i++) {
 		const uint32_t u = gt_f32_bits(x[i]);
-		const uint32_t a = u & 0x7fffffffu;
-		const uint32_t v = a < 0x7f800000u ? a : 0;
-		const uint32_t p = u >> 31 ? 0 : v, ng = u >> 31 ? v : 0;
+		const int32_t a = (int32_t)(u & 0x7fffffffu);
+		const int32_t v = a < 0x7f800000 ? a : 0, neg = -(int32_t)(u >> 31);
+		const int32_t vp = v & ~neg, vn = v & neg;
 
-		mp = p > mp ? p : mp;
-		mn = ng > mn ? ng : mn;
+		p = vp > p ? vp : p;
+		q = vn > q ? vn : q;
 	}
-	*pos_ret = mp;
-	*neg_ret = mn;
+	*mp = p;
+	*mn = q;
+}
+
+void gt_rangeq_range(const float *x, size_t n, uint32_t *pos_ret, uint32_t *neg_ret)
+{
+	int32_t mp = 0, mn = 0;
+	size_t i = 0;
+
+	for (; i + 256 <= n; i += 256)
+		range_of(x + i, 256, &mp, &mn);
+	range_of(x + i, n - i, &mp, &mn);
+	*pos_ret = (uint32_t)mp;
+	*neg_ret = (uint32_t)mn;
 }
 
 static void put32(unsigned char *p, uint32_t v)
@@ -169,68 +215,98 @@ float gt_rangeq_eps(const struct gt_rangeq *q)
 	return gt_f32_from_bits(q->pbase << q->shift);
 }
 
-/* The codes of @n values from @x, @g per word, into the register writer. */
-#define RQ_PACK_LOOP(g)                                                       \
-	for (; i + (g) <= n && f.ptr + 8 <= end; i += (g)) {                 \
-		uint64_t word = 0;                                            \
-		for (unsigned j = 0; j < (g); j++)                            \
-			word |= (uint64_t)gt_rangeq_code(q, x[i + j]) << (j * N); \
-		gt_bitw_fast_put(&f, word, (g) * N);                          \
+/*
+ * The loops of pack and unpack: gt_rangeq_code() and gt_rangeq_value() in
+ * 32-bit lanes with no branch, so that gcc vectorizes them at -O2 (they
+ * are inlined with n = RQ_BATCH: a constant trip count is what its cost
+ * model very-cheap accepts).  Every quantity fits an int32_t: a >> shift
+ * and pbase are below 2^31, P and Q below 2^16; signed compares because
+ * SSE2 has no unsigned ones.  test_rangeq checks them against the
+ * inline functions of gt_rangeq.h.
+ */
+#define RQ_BATCH 1024
+
+static inline void codes_of(const struct gt_rangeq *q, const float *restrict x, size_t n,
+			    uint32_t *restrict codes)
+{
+	const unsigned shift = q->shift;
+	const int32_t pb1 = (int32_t)q->pbase - 1, npos = (int32_t)q->npos;
+	const int32_t nneg = (int32_t)q->nneg;
+
+	for (size_t i = 0; i < n; i++) {
+		const uint32_t u = gt_f32_bits(x[i]), a = u & 0x7fffffffu;
+		const int32_t neg = -(int32_t)(u >> 31); /* 0 or all ones */
+		const int32_t lim = (nneg & neg) | (npos & ~neg);
+		int32_t k = (int32_t)(a >> shift) - pb1;
+
+		k = k < 0 ? 0 : k;
+		k = k > lim ? lim : k;
+		k = (int32_t)a > 0x7f800000 ? 0 : k; /* NaN */
+		codes[i] = (uint32_t)(k + (npos & neg & -(int32_t)(k != 0)));
 	}
+}
+
+static inline void values_of(const struct gt_rangeq *q, const uint32_t *restrict codes,
+			     size_t n, float *restrict y)
+{
+	const unsigned shift = q->shift;
+	const int32_t pb1 = (int32_t)q->pbase - 1, npos = (int32_t)q->npos;
+	const int32_t nneg = (int32_t)q->nneg;
+
+	for (size_t i = 0; i < n; i++) {
+		const int32_t c = (int32_t)codes[i], kn = c - npos;
+		const int32_t neg = -(int32_t)(c > npos);
+		const int32_t k = (neg & (kn < nneg ? kn : nneg)) | (~neg & c);
+		const uint32_t v = (uint32_t)neg << 31 | (uint32_t)(k + pb1) << shift;
+
+		y[i] = gt_f32_from_bits(v & -(uint32_t)(c != 0));
+	}
+}
 
 int gt_rangeq_pack(const struct gt_rangeq *q, const float *x, size_t n,
 		   void *dst, size_t dst_cap, size_t *dst_len_ret)
 {
 	const unsigned N = q->bits;
-	struct gt_bitw w;
-	struct gt_bitw_fast f;
-	const unsigned char *end;
-	size_t i = 0;
+	unsigned char *out = dst;
+	uint32_t codes[RQ_BATCH];
 
 	*dst_len_ret = 0;
 	if (n > (SIZE_MAX - 7) / N || (n * N + 7) / 8 > dst_cap)
 		return GT_ERR(DST_TOO_SMALL);
-	gt_bitw_init(&w, dst, dst_cap);
-	end = w.end;
-	f = gt_bitw_fast_load(&w);
-	/* 7 pending bits + g * N <= 63 */
-	if (N <= 14) {
-		RQ_PACK_LOOP(4)
-	} else {
-		RQ_PACK_LOOP(3)
+	/* RQ_BATCH codes are a whole number of bytes */
+	for (size_t i = 0; i < n; i += RQ_BATCH) {
+		const size_t cnt = n - i < RQ_BATCH ? n - i : RQ_BATCH;
+
+		if (cnt == RQ_BATCH)
+			codes_of(q, x + i, RQ_BATCH, codes);
+		else
+			codes_of(q, x + i, cnt, codes);
+		gt_bitpack(codes, cnt, N, out + i / 8 * N);
 	}
-	gt_bitw_fast_store(&f, &w);
-	for (; i < n; i++) {
-		gt_bitw_put(&w, gt_rangeq_code(q, x[i]), N);
-		gt_bitw_flush(&w);
-	}
-	return gt_bitw_close(&w, dst_len_ret);
+	*dst_len_ret = (n * N + 7) / 8;
+	return 0;
 }
 
 int gt_rangeq_unpack(const struct gt_rangeq *q, const void *src, size_t src_len,
 		     float *dst, size_t n)
 {
 	const unsigned N = q->bits;
-	const uint64_t mask = (UINT64_C(1) << N) - 1;
-	const unsigned g = 48 / N; /* codes per refill: 48 <= GT_BITR_MAX */
-	struct gt_bitr r;
-	size_t i = 0;
+	const unsigned char *in = src;
+	uint32_t codes[RQ_BATCH];
+	int rc = 0;
 
 	if (n > (SIZE_MAX - 7) / N || (n * N + 7) / 8 > src_len)
 		return GT_ERR(TRUNCATED);
 	if ((n * N + 7) / 8 < src_len)
 		return GT_ERR(CORRUPT);
-	gt_bitr_init(&r, src, src_len);
-	for (; i + g <= n; i += g) {
-		uint64_t acc;
+	for (size_t i = 0; i < n && rc >= 0; i += RQ_BATCH) {
+		const size_t cnt = n - i < RQ_BATCH ? n - i : RQ_BATCH;
 
-		gt_bitr_refill(&r);
-		acc = r.acc;
-		for (unsigned j = 0; j < g; j++)
-			dst[i + j] = gt_rangeq_value(q, (uint32_t)(acc >> (j * N) & mask));
-		gt_bitr_consume(&r, g * N);
+		rc = gt_bitunpack(in + i / 8 * N, cnt, N, codes);
+		if (cnt == RQ_BATCH)
+			values_of(q, codes, RQ_BATCH, dst + i);
+		else
+			values_of(q, codes, cnt, dst + i);
 	}
-	for (; i < n; i++)
-		dst[i] = gt_rangeq_value(q, (uint32_t)gt_bitr_get(&r, N));
-	return gt_bitr_finish(&r);
+	return rc;
 }

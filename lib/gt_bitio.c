@@ -63,6 +63,10 @@ int gt_bitr_finish(struct gt_bitr *r)
 
 /* ---- gt_bitpack / gt_bitunpack ------------------------------------------- */
 
+/* A loop body that must be compiled inside each caller (the caller's
+ * instruction set, the caller's constant k). */
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
 #define K_ALL(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) \
 	X(12) X(13) X(14) X(15) X(16) X(17) X(18) X(19) X(20) X(21) X(22)  \
 	X(23) X(24) X(25) X(26) X(27) X(28) X(29) X(30) X(31) X(32)
@@ -72,9 +76,7 @@ int gt_bitr_finish(struct gt_bitr *r)
  * to 7 bytes past the group are written (zeros, overwritten by the next
  * group).  With k constant every shift is, and w[] stays in registers.
  */
-static inline __attribute__((always_inline)) void pack8(unsigned char *p,
-							const uint32_t *c,
-							const unsigned k)
+ALWAYS_INLINE void pack8(unsigned char *p, const uint32_t *c, const unsigned k)
 {
 	uint64_t w[5] = { 0, 0, 0, 0, 0 };
 
@@ -91,9 +93,8 @@ static inline __attribute__((always_inline)) void pack8(unsigned char *p,
 		memcpy(p + 8 * i, &w[i], 8);
 }
 
-static inline __attribute__((always_inline)) void pack_k(const uint32_t *c, size_t n,
-							 unsigned char *dst,
-							 const unsigned k)
+ALWAYS_INLINE void pack_k(const uint32_t *c, size_t n, unsigned char *dst,
+			  const unsigned k)
 {
 	const size_t len = (n * k + 7) / 8, groups = n / 8;
 	const size_t over = 8 * ((k + 7) / 8); /* bytes pack8 stores */
@@ -116,9 +117,7 @@ static inline __attribute__((always_inline)) void pack_k(const uint32_t *c, size
 
 /* Eight codes from the k bytes at @p: one 8-byte load each, so up to 8
  * bytes past the group are read. */
-static inline __attribute__((always_inline)) void unpack8(uint32_t *c,
-							  const unsigned char *p,
-							  const unsigned k)
+ALWAYS_INLINE void unpack8(uint32_t *c, const unsigned char *p, const unsigned k)
 {
 	const uint64_t mask = ((uint64_t)1 << k) - 1;
 
@@ -131,9 +130,8 @@ static inline __attribute__((always_inline)) void unpack8(uint32_t *c,
 	}
 }
 
-static inline __attribute__((always_inline)) void unpack_k(const unsigned char *src,
-							   size_t n, uint32_t *c,
-							   const unsigned k)
+ALWAYS_INLINE void unpack_k(const unsigned char *src, size_t n, uint32_t *c,
+			    const unsigned k)
 {
 	const size_t len = (n * k + 7) / 8, groups = n / 8;
 	unsigned char tmp[48];
@@ -167,14 +165,14 @@ static inline __attribute__((always_inline)) void unpack_k(const unsigned char *
 			BODY;                                                 \
 	} while (0)
 
-static void put16(unsigned char *p, uint32_t v)
+ALWAYS_INLINE void put16(unsigned char *p, uint32_t v)
 {
 	const uint16_t h = (uint16_t)v;
 
 	memcpy(p, &h, 2);
 }
 
-static uint32_t get16(const unsigned char *p)
+ALWAYS_INLINE uint32_t get16(const unsigned char *p)
 {
 	uint16_t h;
 
@@ -182,8 +180,8 @@ static uint32_t get16(const unsigned char *p)
 	return h;
 }
 
-static void pack_bytes(const uint32_t *restrict c, size_t n, unsigned char *restrict dst,
-		       unsigned k)
+ALWAYS_INLINE void pack_bytes(const uint32_t *restrict c, size_t n,
+			      unsigned char *restrict dst, unsigned k)
 {
 	if (k == 8)
 		BYTES_LOOP(dst[j] = (unsigned char)c[j]);
@@ -193,8 +191,8 @@ static void pack_bytes(const uint32_t *restrict c, size_t n, unsigned char *rest
 		memcpy(dst, c, 4 * n);
 }
 
-static void unpack_bytes(const unsigned char *restrict src, size_t n, uint32_t *restrict c,
-			 unsigned k)
+ALWAYS_INLINE void unpack_bytes(const unsigned char *restrict src, size_t n,
+				uint32_t *restrict c, unsigned k)
 {
 	if (k == 8)
 		BYTES_LOOP(c[j] = src[j]);
@@ -204,42 +202,86 @@ static void unpack_bytes(const unsigned char *restrict src, size_t n, uint32_t *
 		memcpy(c, src, 4 * n);
 }
 
-void gt_bitpack(const uint32_t *codes, size_t n, unsigned k, void *dst)
-{
-	if (k == 8 || k == 16 || k == 32) {
-		pack_bytes(codes, n, dst, k);
-		return;
-	}
-	switch (k) {
-#define X(K)                                                                  \
+/* The two entry points, stamped out once for each instruction set. */
+#define PACK_CASE(K)                                                          \
 	case K:                                                               \
 		pack_k(codes, n, dst, K);                                     \
 		break;
-		K_ALL(X)
-#undef X
-	default:
+#define UNPACK_CASE(K)                                                        \
+	case K:                                                               \
+		unpack_k(src, n, codes, K);                                   \
 		break;
+#define BITPACK_FNS(SUF, ATTR)                                                \
+	ATTR static void pack_##SUF(const uint32_t *codes, size_t n, unsigned k, \
+				    unsigned char *dst)                       \
+	{                                                                     \
+		if (k == 8 || k == 16 || k == 32) {                           \
+			pack_bytes(codes, n, dst, k);                         \
+			return;                                               \
+		}                                                             \
+		switch (k) {                                                  \
+			K_ALL(PACK_CASE)                                      \
+		default:                                                      \
+			break;                                                \
+		}                                                             \
+	}                                                                     \
+	ATTR static void unpack_##SUF(const unsigned char *src, size_t n,     \
+				      unsigned k, uint32_t *codes)            \
+	{                                                                     \
+		if (k == 8 || k == 16 || k == 32) {                           \
+			unpack_bytes(src, n, codes, k);                       \
+			return;                                               \
+		}                                                             \
+		switch (k) {                                                  \
+			K_ALL(UNPACK_CASE)                                    \
+		default:                                                      \
+			break;                                                \
+		}                                                             \
 	}
+
+BITPACK_FNS(portable, )
+#if GT_ISA_HAVE_AVX2
+BITPACK_FNS(avx2, GT_ISA_TARGET_AVX2)
+#endif
+
+void gt_bitpack_isa(const uint32_t *codes, size_t n, unsigned k, void *dst,
+		    enum gt_isa isa)
+{
+	if (k < 1 || k > GT_BITPACK_MAX)
+		return;
+#if GT_ISA_HAVE_AVX2
+	if (isa == GT_ISA_AVX2) {
+		pack_avx2(codes, n, k, dst);
+		return;
+	}
+#endif
+	(void)isa;
+	pack_portable(codes, n, k, dst);
 }
 
-int gt_bitunpack(const void *src, size_t n, unsigned k, uint32_t *codes)
+void gt_bitpack(const uint32_t *codes, size_t n, unsigned k, void *dst)
+{
+	gt_bitpack_isa(codes, n, k, dst, gt_isa_best());
+}
+
+int gt_bitunpack_isa(const void *src, size_t n, unsigned k, uint32_t *codes,
+		     enum gt_isa isa)
 {
 	const unsigned char *s = src;
 	const unsigned tail = (unsigned)(n * k % 8);
 
-	if (k == 8 || k == 16 || k == 32) {
-		unpack_bytes(src, n, codes, k);
-		return 0;
-	}
-	switch (k) {
-#define X(K)                                                                  \
-	case K:                                                               \
-		unpack_k(src, n, codes, K);                                   \
-		break;
-		K_ALL(X)
-#undef X
-	default:
+	if (k < 1 || k > GT_BITPACK_MAX)
 		return GT_ERR(INVAL);
-	}
+#if GT_ISA_HAVE_AVX2
+	if (isa == GT_ISA_AVX2)
+		unpack_avx2(s, n, k, codes);
+	else
+#endif
+		unpack_portable(s, n, k, codes);
 	return tail && s[(n * k) / 8] >> tail ? GT_ERR(CORRUPT) : 0;
+}
+
+int gt_bitunpack(const void *src, size_t n, unsigned k, uint32_t *codes)
+{
+	return gt_bitunpack_isa(src, n, k, codes, gt_isa_best());
 }

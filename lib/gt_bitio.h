@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "gt_error.h"
+#include "gt_isa.h"
 
 /* Most bits one gt_bitw_put() may add after a flush (7 may be pending). */
 #define GT_BITW_MAX 57
@@ -245,6 +246,13 @@ void gt_bitpack(const uint32_t *codes, size_t n, unsigned k, void *dst);
  *	not zero (the codes are written all the same).
  */
 int gt_bitunpack(const void *src, size_t n, unsigned k, uint32_t *codes);
+
+/* The same with the loops of @isa (gt_isa.h), which must be usable:
+ * the bytes and codes are the same for every isa. */
+void gt_bitpack_isa(const uint32_t *codes, size_t n, unsigned k, void *dst,
+		    enum gt_isa isa);
+int gt_bitunpack_isa(const void *src, size_t n, unsigned k, uint32_t *codes,
+		     enum gt_isa isa);
 
 /* ---- LEB128 varints in byte streams -------------------------------------- */
 

@@ -52,6 +52,7 @@ int gt_rangeq_fit(struct gt_rangeq *q, unsigned bits, unsigned m,
 	}
 	q->bits = bits;
 	q->m = m;
+	q->isa = gt_isa_best();
 	q->shift = sh;
 	q->pbase = (uint32_t)lo;
 	q->npos = pos > 0 && bp >= lo ? (uint32_t)(bp - lo + 1) : 0;
@@ -60,83 +61,60 @@ int gt_rangeq_fit(struct gt_rangeq *q, unsigned bits, unsigned m,
 	return 0;
 }
 
-/* codes_of() and values_of(), below: the vectorized loops of pack and unpack */
-static inline void codes_of(const struct gt_rangeq *q, const float *restrict x, size_t n,
-			    uint32_t *restrict codes);
-static inline void values_of(const struct gt_rangeq *q, const uint32_t *restrict codes,
-			     size_t n, float *restrict y);
-
 /*
- * The sample of gt_rangeq_fit_auto(): one value in each stretch of
- * @stride, at a hashed offset (a fixed stride can fall in step with a
- * tensor's rows, or with its zeros), into @s; zeros after them up to a
- * multiple of 64.  The hash is below 2^24, so a 32-bit division takes
- * the offset.  Returns how many.
+ * The loops: gt_rangeq_code() and gt_rangeq_value() in 32-bit lanes with
+ * no branch, and the range, so that compilers vectorize them.  Every
+ * quantity fits an int32_t: a >> shift and pbase are below 2^31, P and Q
+ * below 2^16; signed compares because SSE2 has no unsigned ones.
+ * test_rangeq checks them against the inline functions of gt_rangeq.h.
+ * Each is inlined into drivers that call it on blocks of a constant
+ * RQ_BLOCK values (what gcc's -O2 cost model very-cheap vectorizes: no
+ * epilogue) and once on the rest, and the drivers are compiled once for
+ * each instruction set (gt_isa.h).
  */
-static size_t take_sample(const float *x, size_t n, size_t stride, float *s)
+#define RQ_BATCH 1024
+#define RQ_BLOCK 64
+#define LOOP static inline __attribute__((always_inline))
+
+LOOP void codes_of(const struct gt_rangeq *q, const float *restrict x, size_t n,
+			    uint32_t *restrict codes)
 {
-	size_t k = 0;
+	const unsigned shift = q->shift;
+	const int32_t pb1 = (int32_t)q->pbase - 1, npos = (int32_t)q->npos;
+	const int32_t nneg = (int32_t)q->nneg;
 
-	for (size_t b = 0; b + stride <= n; b += stride) {
-		const uint32_t h = (uint32_t)((b * 0x9e3779b97f4a7c15ull) >> 40);
-		const size_t off = stride <= UINT32_MAX ? h % (uint32_t)stride : h % stride;
+	for (size_t i = 0; i < n; i++) {
+		const uint32_t u = gt_f32_bits(x[i]), a = u & 0x7fffffffu;
+		const int32_t neg = -(int32_t)(u >> 31); /* 0 or all ones */
+		const int32_t lim = (nneg & neg) | (npos & ~neg);
+		int32_t k = (int32_t)(a >> shift) - pb1;
 
-		s[k++] = x[b + off];
+		k = k < 0 ? 0 : k;
+		k = k > lim ? lim : k;
+		k = (int32_t)a > 0x7f800000 ? 0 : k; /* NaN */
+		codes[i] = (uint32_t)(k + (npos & neg & -(int32_t)(k != 0)));
 	}
-	for (size_t i = k; i % 64; i++)
-		s[i] = 0;
-	return k;
 }
 
-/* Squared error of @q over the @k values of a sample at @s, summed in
- * order (the choice of m must not depend on how it is computed). */
-static double sample_sse(const struct gt_rangeq *q, const float *s, size_t k)
+LOOP void values_of(const struct gt_rangeq *q, const uint32_t *restrict codes,
+			     size_t n, float *restrict y)
 {
-	uint32_t codes[64];
-	float y[64];
-	double sse = 0;
+	const unsigned shift = q->shift;
+	const int32_t pb1 = (int32_t)q->pbase - 1, npos = (int32_t)q->npos;
+	const int32_t nneg = (int32_t)q->nneg;
 
-	for (size_t j = 0; j < k; j += 64) {
-		codes_of(q, s + j, 64, codes);
-		values_of(q, codes, 64, y);
-		for (size_t i = 0; i < 64 && j + i < k; i++) {
-			const double e = (double)s[j + i] - y[i];
+	for (size_t i = 0; i < n; i++) {
+		const int32_t c = (int32_t)codes[i], kn = c - npos;
+		const int32_t neg = -(int32_t)(c > npos);
+		const int32_t k = (neg & (kn < nneg ? kn : nneg)) | (~neg & c);
+		const uint32_t v = (uint32_t)neg << 31 | (uint32_t)(k + pb1) << shift;
 
-			if (isfinite(s[j + i]))
-				sse += e * e;
-		}
+		y[i] = gt_f32_from_bits(v & -(uint32_t)(c != 0));
 	}
-	return sse;
 }
 
-int gt_rangeq_fit_auto(struct gt_rangeq *q, unsigned bits, uint32_t pos,
-		       uint32_t neg, const float *x, size_t n)
-{
-	const unsigned mmax = bits < GT_RANGEQ_M_MAX ? bits : GT_RANGEQ_M_MAX;
-	const size_t stride = n > RQ_SAMPLE ? n / RQ_SAMPLE : 1;
-	/* n / stride < 2 RQ_SAMPLE values, padded to 64 */
-	float s[2 * RQ_SAMPLE + 64];
-	const size_t k = take_sample(x, n, stride, s);
-	double best = INFINITY;
-	struct gt_rangeq t;
-
-	GT_TRY(gt_rangeq_fit(q, bits, 1, pos, neg));
-	for (unsigned m = 1; m <= mmax; m++) {
-		double sse;
-
-		GT_TRY(gt_rangeq_fit(&t, bits, m, pos, neg));
-		sse = sample_sse(&t, s, k);
-		if (sse < best) {
-			best = sse;
-			*q = t;
-		}
-	}
-	return 0;
-}
-
-/* The range of @n values into *@mp, *@mn: inlined with n = 256, a
- * constant trip count, so that gcc's -O2 vectorizer takes it. */
-static inline void range_of(const float *x, size_t n, int32_t *mp, int32_t *mn)
+/* The range of @n values into *@mp, *@mn. */
+LOOP void range_of(const float *x, size_t n, int32_t *mp, int32_t *mn)
 {
 	int32_t p = *mp, q = *mn;
 
@@ -154,16 +132,148 @@ static inline void range_of(const float *x, size_t n, int32_t *mp, int32_t *mn)
 	*mn = q;
 }
 
-void gt_rangeq_range(const float *x, size_t n, uint32_t *pos_ret, uint32_t *neg_ret)
+#define RQ_DRIVERS(SUF, ATTR)                                                 \
+	ATTR static void codes_##SUF(const struct gt_rangeq *q, const float *x, \
+				     size_t n, uint32_t *codes)               \
+	{                                                                     \
+		size_t i = 0;                                                 \
+		for (; i + RQ_BLOCK <= n; i += RQ_BLOCK)                      \
+			codes_of(q, x + i, RQ_BLOCK, codes + i);              \
+		codes_of(q, x + i, n - i, codes + i);                         \
+	}                                                                     \
+	ATTR static void values_##SUF(const struct gt_rangeq *q,              \
+				      const uint32_t *codes, size_t n, float *y) \
+	{                                                                     \
+		size_t i = 0;                                                 \
+		for (; i + RQ_BLOCK <= n; i += RQ_BLOCK)                      \
+			values_of(q, codes + i, RQ_BLOCK, y + i);             \
+		values_of(q, codes + i, n - i, y + i);                        \
+	}                                                                     \
+	ATTR static void range_##SUF(const float *x, size_t n, int32_t *mp,  \
+				     int32_t *mn)                             \
+	{                                                                     \
+		size_t i = 0;                                                 \
+		for (; i + 4 * RQ_BLOCK <= n; i += 4 * RQ_BLOCK)              \
+			range_of(x + i, 4 * RQ_BLOCK, mp, mn);                \
+		range_of(x + i, n - i, mp, mn);                               \
+	}
+
+RQ_DRIVERS(portable, )
+#if GT_ISA_HAVE_AVX2
+RQ_DRIVERS(avx2, GT_ISA_TARGET_AVX2)
+#endif
+
+static void codes_isa(const struct gt_rangeq *q, const float *x, size_t n, uint32_t *codes)
+{
+#if GT_ISA_HAVE_AVX2
+	if (q->isa == GT_ISA_AVX2) {
+		codes_avx2(q, x, n, codes);
+		return;
+	}
+#endif
+	codes_portable(q, x, n, codes);
+}
+
+static void values_isa(const struct gt_rangeq *q, const uint32_t *codes, size_t n, float *y)
+{
+#if GT_ISA_HAVE_AVX2
+	if (q->isa == GT_ISA_AVX2) {
+		values_avx2(q, codes, n, y);
+		return;
+	}
+#endif
+	values_portable(q, codes, n, y);
+}
+
+void gt_rangeq_range_isa(const float *x, size_t n, enum gt_isa isa, uint32_t *pos_ret,
+			 uint32_t *neg_ret)
 {
 	int32_t mp = 0, mn = 0;
-	size_t i = 0;
 
-	for (; i + 256 <= n; i += 256)
-		range_of(x + i, 256, &mp, &mn);
-	range_of(x + i, n - i, &mp, &mn);
+#if GT_ISA_HAVE_AVX2
+	if (isa == GT_ISA_AVX2)
+		range_avx2(x, n, &mp, &mn);
+	else
+#endif
+		range_portable(x, n, &mp, &mn);
+	(void)isa;
 	*pos_ret = (uint32_t)mp;
 	*neg_ret = (uint32_t)mn;
+}
+
+void gt_rangeq_range(const float *x, size_t n, uint32_t *pos_ret, uint32_t *neg_ret)
+{
+	gt_rangeq_range_isa(x, n, gt_isa_best(), pos_ret, neg_ret);
+}
+
+/*
+ * The sample of gt_rangeq_fit_auto(): one value in each stretch of
+ * @stride, at a hashed offset (a fixed stride can fall in step with a
+ * tensor's rows, or with its zeros), into @s.  The hash is below 2^24, so a 32-bit division takes
+ * the offset.  Returns how many.
+ */
+static size_t take_sample(const float *x, size_t n, size_t stride, float *s)
+{
+	size_t k = 0;
+
+	for (size_t b = 0; b + stride <= n; b += stride) {
+		const uint32_t h = (uint32_t)((b * 0x9e3779b97f4a7c15ull) >> 40);
+		const size_t off = stride <= UINT32_MAX ? h % (uint32_t)stride : h % stride;
+
+		s[k++] = x[b + off];
+	}
+	return k;
+}
+
+/* Squared error of @q over the @k values of a sample at @s, summed in
+ * order (the choice of m must not depend on how it is computed). */
+static double sample_sse(const struct gt_rangeq *q, const float *s, size_t k)
+{
+	uint32_t codes[2 * RQ_SAMPLE];
+	float y[2 * RQ_SAMPLE];
+	double sse = 0;
+
+	codes_isa(q, s, k, codes);
+	values_isa(q, codes, k, y);
+	for (size_t i = 0; i < k; i++) {
+		const double e = (double)s[i] - y[i];
+
+		if (isfinite(s[i]))
+			sse += e * e;
+	}
+	return sse;
+}
+
+int gt_rangeq_fit_auto_isa(struct gt_rangeq *q, unsigned bits, uint32_t pos,
+			   uint32_t neg, const float *x, size_t n, enum gt_isa isa)
+{
+	const unsigned mmax = bits < GT_RANGEQ_M_MAX ? bits : GT_RANGEQ_M_MAX;
+	const size_t stride = n > RQ_SAMPLE ? n / RQ_SAMPLE : 1;
+	float s[2 * RQ_SAMPLE]; /* n / stride < 2 RQ_SAMPLE values */
+	const size_t k = take_sample(x, n, stride, s);
+	double best = INFINITY;
+	struct gt_rangeq t;
+
+	GT_TRY(gt_rangeq_fit(q, bits, 1, pos, neg));
+	q->isa = isa;
+	for (unsigned m = 1; m <= mmax; m++) {
+		double sse;
+
+		GT_TRY(gt_rangeq_fit(&t, bits, m, pos, neg));
+		t.isa = isa;
+		sse = sample_sse(&t, s, k);
+		if (sse < best) {
+			best = sse;
+			*q = t;
+		}
+	}
+	return 0;
+}
+
+int gt_rangeq_fit_auto(struct gt_rangeq *q, unsigned bits, uint32_t pos,
+		       uint32_t neg, const float *x, size_t n)
+{
+	return gt_rangeq_fit_auto_isa(q, bits, pos, neg, x, n, gt_isa_best());
 }
 
 static void put32(unsigned char *p, uint32_t v)
@@ -201,6 +311,7 @@ int gt_rangeq_load(struct gt_rangeq *q, unsigned bits, const unsigned char *src)
 		return GT_ERR(CORRUPT);
 	q->bits = bits;
 	q->m = m;
+	q->isa = gt_isa_best();
 	q->shift = GT_RANGEQ_M_MAX - m;
 	q->pbase = pbase;
 	q->npos = npos;
@@ -213,54 +324,6 @@ int gt_rangeq_load(struct gt_rangeq *q, unsigned bits, const unsigned char *src)
 float gt_rangeq_eps(const struct gt_rangeq *q)
 {
 	return gt_f32_from_bits(q->pbase << q->shift);
-}
-
-/*
- * The loops of pack and unpack: gt_rangeq_code() and gt_rangeq_value() in
- * 32-bit lanes with no branch, so that gcc vectorizes them at -O2 (they
- * are inlined with n = RQ_BATCH: a constant trip count is what its cost
- * model very-cheap accepts).  Every quantity fits an int32_t: a >> shift
- * and pbase are below 2^31, P and Q below 2^16; signed compares because
- * SSE2 has no unsigned ones.  test_rangeq checks them against the
- * inline functions of gt_rangeq.h.
- */
-#define RQ_BATCH 1024
-
-static inline void codes_of(const struct gt_rangeq *q, const float *restrict x, size_t n,
-			    uint32_t *restrict codes)
-{
-	const unsigned shift = q->shift;
-	const int32_t pb1 = (int32_t)q->pbase - 1, npos = (int32_t)q->npos;
-	const int32_t nneg = (int32_t)q->nneg;
-
-	for (size_t i = 0; i < n; i++) {
-		const uint32_t u = gt_f32_bits(x[i]), a = u & 0x7fffffffu;
-		const int32_t neg = -(int32_t)(u >> 31); /* 0 or all ones */
-		const int32_t lim = (nneg & neg) | (npos & ~neg);
-		int32_t k = (int32_t)(a >> shift) - pb1;
-
-		k = k < 0 ? 0 : k;
-		k = k > lim ? lim : k;
-		k = (int32_t)a > 0x7f800000 ? 0 : k; /* NaN */
-		codes[i] = (uint32_t)(k + (npos & neg & -(int32_t)(k != 0)));
-	}
-}
-
-static inline void values_of(const struct gt_rangeq *q, const uint32_t *restrict codes,
-			     size_t n, float *restrict y)
-{
-	const unsigned shift = q->shift;
-	const int32_t pb1 = (int32_t)q->pbase - 1, npos = (int32_t)q->npos;
-	const int32_t nneg = (int32_t)q->nneg;
-
-	for (size_t i = 0; i < n; i++) {
-		const int32_t c = (int32_t)codes[i], kn = c - npos;
-		const int32_t neg = -(int32_t)(c > npos);
-		const int32_t k = (neg & (kn < nneg ? kn : nneg)) | (~neg & c);
-		const uint32_t v = (uint32_t)neg << 31 | (uint32_t)(k + pb1) << shift;
-
-		y[i] = gt_f32_from_bits(v & -(uint32_t)(c != 0));
-	}
 }
 
 int gt_rangeq_pack(const struct gt_rangeq *q, const float *x, size_t n,
@@ -277,11 +340,8 @@ int gt_rangeq_pack(const struct gt_rangeq *q, const float *x, size_t n,
 	for (size_t i = 0; i < n; i += RQ_BATCH) {
 		const size_t cnt = n - i < RQ_BATCH ? n - i : RQ_BATCH;
 
-		if (cnt == RQ_BATCH)
-			codes_of(q, x + i, RQ_BATCH, codes);
-		else
-			codes_of(q, x + i, cnt, codes);
-		gt_bitpack(codes, cnt, N, out + i / 8 * N);
+		codes_isa(q, x + i, cnt, codes);
+		gt_bitpack_isa(codes, cnt, N, out + i / 8 * N, q->isa);
 	}
 	*dst_len_ret = (n * N + 7) / 8;
 	return 0;
@@ -302,11 +362,8 @@ int gt_rangeq_unpack(const struct gt_rangeq *q, const void *src, size_t src_len,
 	for (size_t i = 0; i < n && rc >= 0; i += RQ_BATCH) {
 		const size_t cnt = n - i < RQ_BATCH ? n - i : RQ_BATCH;
 
-		rc = gt_bitunpack(in + i / 8 * N, cnt, N, codes);
-		if (cnt == RQ_BATCH)
-			values_of(q, codes, RQ_BATCH, dst + i);
-		else
-			values_of(q, codes, cnt, dst + i);
+		rc = gt_bitunpack_isa(in + i / 8 * N, cnt, N, codes, q->isa);
+		values_isa(q, codes, cnt, dst + i);
 	}
 	return rc;
 }

@@ -53,6 +53,8 @@
  */
 
 #define TFP_BATCH 1024
+/* a loop body compiled inside each driver (with its instruction set) */
+#define TFP_LOOP static inline __attribute__((always_inline))
 #define TFP_EXT 40 /* extra bits below the FP16 pattern (stochastic) */
 
 enum tfp_grid { TFP_NATIVE, TFP_F16 };
@@ -231,7 +233,7 @@ static inline uint64_t ext16(uint32_t a)
  * <= 0x7fffffff, so signed compares (SSE2 has no unsigned ones) order
  * it; min() then saturates to 65504 and Inf and NaN add 1 and 0x201.
  */
-static inline uint32_t trunc16(uint32_t a)
+TFP_LOOP uint32_t trunc16(uint32_t a)
 {
 	const int32_t ai = (int32_t)a;
 	const uint32_t lo = -(uint32_t)(ai < 0x38800000);
@@ -244,11 +246,8 @@ static inline uint32_t trunc16(uint32_t a)
 	return (uint32_t)h + (ai >= 0x7f800000) + ((uint32_t)(ai > 0x7f800000) << 9);
 }
 
-/*
- * Truncation codes of @cnt f32 values: inlined with cnt = TFP_BATCH, a
- * trip count that gcc's -O2 vectorizer (cost model very-cheap) accepts.
- */
-static inline void codes_trunc(const unsigned char *restrict src, size_t cnt,
+/* Truncation codes of @cnt f32 values. */
+TFP_LOOP void codes_trunc(const unsigned char *restrict src, size_t cnt,
 			       uint32_t *restrict out, enum tfp_grid grid,
 			       unsigned k, unsigned s)
 {
@@ -270,6 +269,96 @@ static inline void codes_trunc(const unsigned char *restrict src, size_t cnt,
 			out[i] = u >> s;
 		}
 	}
+}
+
+/*
+ * The f32 bits of FP16 pattern @h (sign in bit 15), as gt_f16_to_f32()
+ * (test_quant checks every h) but branch-free in 32-bit lanes, to
+ * vectorize: subnormals are m 2^-24, exact; the conversion is of a
+ * masked m, so that no select of gcc's sinks it into a branch.
+ */
+TFP_LOOP uint32_t f16_bits(uint32_t h)
+{
+	const uint32_t m = h & 0x7fffu;
+	const uint32_t lo = -(uint32_t)((int32_t)m < 0x400);
+	const uint32_t sub = gt_f32_bits((float)(int32_t)(m & lo) * 0x1p-24f);
+	uint32_t v = (m << 13) + 0x38000000u;
+
+	v = (int32_t)m >= 0x7c00 ? m << 13 | 0x7f800000u : v;
+	return (h & 0x8000u) << 16 | (sub & lo) | (v & ~lo);
+}
+
+/* f32 values of @cnt codes. */
+TFP_LOOP void values_f32(const uint32_t *restrict codes, size_t cnt,
+			      unsigned char *restrict out, enum tfp_grid grid, unsigned s)
+{
+	if (grid == TFP_F16) {
+		for (size_t i = 0; i < cnt; i++) {
+			const uint32_t u = f16_bits(codes[i] << s);
+
+			memcpy(out + 4 * i, &u, 4);
+		}
+	} else {
+		for (size_t i = 0; i < cnt; i++) {
+			const uint32_t u = codes[i] << s;
+
+			memcpy(out + 4 * i, &u, 4);
+		}
+	}
+}
+
+/*
+ * The two loops above inlined into drivers that run them on blocks of a
+ * constant TFP_BLOCK values (what gcc's -O2 cost model very-cheap
+ * vectorizes: no epilogue) and once on the rest; the drivers are compiled
+ * once for each instruction set (gt_isa.h).
+ */
+#define TFP_BLOCK 64
+#define TFP_DRIVERS(SUF, ATTR)                                                \
+	ATTR static void trunc_##SUF(const unsigned char *src, size_t n,      \
+				     uint32_t *out, enum tfp_grid grid,       \
+				     unsigned k, unsigned s)                  \
+	{                                                                     \
+		size_t i = 0;                                                 \
+		for (; i + TFP_BLOCK <= n; i += TFP_BLOCK)                    \
+			codes_trunc(src + 4 * i, TFP_BLOCK, out + i, grid, k, s); \
+		codes_trunc(src + 4 * i, n - i, out + i, grid, k, s);         \
+	}                                                                     \
+	ATTR static void values_##SUF(const uint32_t *codes, size_t n,        \
+				      unsigned char *out, enum tfp_grid grid, \
+				      unsigned s)                             \
+	{                                                                     \
+		size_t i = 0;                                                 \
+		for (; i + TFP_BLOCK <= n; i += TFP_BLOCK)                    \
+			values_f32(codes + i, TFP_BLOCK, out + 4 * i, grid, s); \
+		values_f32(codes + i, n - i, out + 4 * i, grid, s);           \
+	}
+
+TFP_DRIVERS(portable, )
+#if GT_ISA_HAVE_AVX2
+TFP_DRIVERS(avx2, GT_ISA_TARGET_AVX2)
+#endif
+
+static void trunc_isa(struct tfp_ctx *c, const unsigned char *src, size_t n)
+{
+#if GT_ISA_HAVE_AVX2
+	if (c->base.isa == GT_ISA_AVX2) {
+		trunc_avx2(src, n, c->codes32, c->grid, c->k, c->s);
+		return;
+	}
+#endif
+	trunc_portable(src, n, c->codes32, c->grid, c->k, c->s);
+}
+
+static void values_isa(const struct tfp_ctx *c, unsigned char *out, size_t n)
+{
+#if GT_ISA_HAVE_AVX2
+	if (c->base.isa == GT_ISA_AVX2) {
+		values_avx2(c->codes32, n, out, c->grid, c->s);
+		return;
+	}
+#endif
+	values_portable(c->codes32, n, out, c->grid, c->s);
 }
 
 /* Stochastic codes (Eq. 5) of @cnt f32 values at @src into c->codes32. */
@@ -308,10 +397,8 @@ static void codes_f32(struct tfp_ctx *c, const unsigned char *src, size_t cnt,
 {
 	if (c->stochastic && (c->s || c->grid == TFP_F16))
 		codes_f32_sr(c, src, cnt, r);
-	else if (cnt == TFP_BATCH)
-		codes_trunc(src, TFP_BATCH, c->codes32, c->grid, c->k, c->s);
 	else
-		codes_trunc(src, cnt, c->codes32, c->grid, c->k, c->s);
+		trunc_isa(c, src, cnt);
 }
 
 /* Codes of @cnt f16, bf16 or f64 values (their own pattern). */
@@ -419,7 +506,7 @@ static int tfp_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 			const size_t cnt = n - i < TFP_BATCH ? n - i : TFP_BATCH;
 
 			codes_f32(c, in + i * width, cnt, &r);
-			gt_bitpack(c->codes32, cnt, c->k, out + i / 8 * c->k);
+			gt_bitpack_isa(c->codes32, cnt, c->k, out + i / 8 * c->k, c->base.isa);
 		}
 		*dst_len_ret = (n * c->k + 7) / 8;
 		return 0;
@@ -432,42 +519,6 @@ static int tfp_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		pack(&w, c->codes, cnt, c->k);
 	}
 	return gt_bitw_close(&w, dst_len_ret);
-}
-
-/*
- * The f32 bits of FP16 pattern @h (sign in bit 15), as gt_f16_to_f32()
- * (test_quant checks every h) but branch-free in 32-bit lanes, to
- * vectorize: subnormals are m 2^-24, exact; the conversion is of a
- * masked m, so that no select of gcc's sinks it into a branch.
- */
-static inline uint32_t f16_bits(uint32_t h)
-{
-	const uint32_t m = h & 0x7fffu;
-	const uint32_t lo = -(uint32_t)((int32_t)m < 0x400);
-	const uint32_t sub = gt_f32_bits((float)(int32_t)(m & lo) * 0x1p-24f);
-	uint32_t v = (m << 13) + 0x38000000u;
-
-	v = (int32_t)m >= 0x7c00 ? m << 13 | 0x7f800000u : v;
-	return (h & 0x8000u) << 16 | (sub & lo) | (v & ~lo);
-}
-
-/* f32 values of @cnt codes (inlined with cnt = TFP_BATCH to vectorize). */
-static inline void values_f32(const uint32_t *restrict codes, size_t cnt,
-			      unsigned char *restrict out, enum tfp_grid grid, unsigned s)
-{
-	if (grid == TFP_F16) {
-		for (size_t i = 0; i < cnt; i++) {
-			const uint32_t u = f16_bits(codes[i] << s);
-
-			memcpy(out + 4 * i, &u, 4);
-		}
-	} else {
-		for (size_t i = 0; i < cnt; i++) {
-			const uint32_t u = codes[i] << s;
-
-			memcpy(out + 4 * i, &u, 4);
-		}
-	}
 }
 
 /* Values of @cnt codes into @out (f16, bf16, f64). */
@@ -484,11 +535,8 @@ static int decode_f32(struct tfp_ctx *c, const unsigned char *src, float *dst, s
 	for (size_t i = 0; i < n && rc >= 0; i += TFP_BATCH) {
 		const size_t cnt = n - i < TFP_BATCH ? n - i : TFP_BATCH;
 
-		rc = gt_bitunpack(src + i / 8 * c->k, cnt, c->k, c->codes32);
-		if (cnt == TFP_BATCH)
-			values_f32(c->codes32, TFP_BATCH, (unsigned char *)(dst + i), c->grid, c->s);
-		else
-			values_f32(c->codes32, cnt, (unsigned char *)(dst + i), c->grid, c->s);
+		rc = gt_bitunpack_isa(src + i / 8 * c->k, cnt, c->k, c->codes32, c->base.isa);
+		values_isa(c, (unsigned char *)(dst + i), cnt);
 	}
 	return rc;
 }

@@ -137,11 +137,12 @@ static size_t put_each(const uint32_t *c, size_t n, unsigned k, unsigned char *d
 }
 
 /* gt_bitpack gives gt_bitw's bytes, gt_bitunpack reads them back, for
- * every k and every length mod 8; exact-size buffers, so ASan sees a
- * byte read or written past the end. */
-static void test_bitpack(void)
+ * every k, every length mod 8 and each instruction set this CPU runs;
+ * exact-size buffers, so ASan sees a byte read or written past the end. */
+static void bitpack_isa(enum gt_isa isa)
 {
-	static const size_t lens[] = { 0, 1, 5, 7, 8, 9, 15, 16, 17, 31, 40, 41, 47, 1000, 1003 };
+	static const size_t lens[] = { 0, 1, 5, 7, 8, 9, 15, 16, 17, 31, 40, 41, 47, 64,
+				       71, 72, 1000, 1003 };
 	static uint32_t c[1003], back[1003];
 	static unsigned char ref[1003 * 4 + 8];
 
@@ -153,20 +154,33 @@ static void test_bitpack(void)
 			for (size_t i = 0; i < n; i++)
 				c[i] = (uint32_t)(check_rand() >> (64 - k));
 			CHECK(put_each(c, n, k, ref, sizeof(ref)) == len);
-			gt_bitpack(c, n, k, p);
+			gt_bitpack_isa(c, n, k, p, isa);
 			CHECK(!memcmp(p, ref, len));
 			memset(back, 0xff, sizeof(back));
-			CHECK_RC(gt_bitunpack(p, n, k, back), 0);
+			CHECK_RC(gt_bitunpack_isa(p, n, k, back, isa), 0);
 			CHECK(!memcmp(back, c, n * sizeof(*c)));
 			if (n * k % 8) {
 				/* a set padding bit: CORRUPT */
 				p[len - 1] |= (unsigned char)(0x80u);
-				CHECK_RC(gt_bitunpack(p, n, k, back), GT_ERR(CORRUPT));
+				CHECK_RC(gt_bitunpack_isa(p, n, k, back, isa), GT_ERR(CORRUPT));
 			}
 			free(p);
 		}
 	}
-	CHECK_RC(gt_bitunpack(ref, 8, 33, back), GT_ERR(INVAL));
+	CHECK_RC(gt_bitunpack_isa(ref, 8, 33, back, isa), GT_ERR(INVAL));
+	CHECK_RC(gt_bitunpack_isa(ref, 8, 0, back, isa), GT_ERR(INVAL));
+}
+
+static void test_bitpack(void)
+{
+	for (int isa = GT_ISA_PORTABLE; isa <= GT_ISA_AVX2; isa++) {
+		if (!gt_isa_usable((enum gt_isa)isa)) {
+			printf("  gt_bitpack: %s not run (not on this CPU)\n",
+			       gt_isa_name((enum gt_isa)isa));
+			continue;
+		}
+		bitpack_isa((enum gt_isa)isa);
+	}
 }
 
 int main(int argc, char **argv)

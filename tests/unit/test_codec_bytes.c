@@ -2,7 +2,8 @@
  * digests of their chunks (and of the values decoded from them) on
  * samples/grads.f32 and on seeded wide data, recorded with the original
  * serial-bit-writer implementation (commit df722f7), so that the fast paths
- * cannot change a stream.  --print prints the table instead of checking it. */
+ * cannot change a stream; each instruction set's loops (gt_isa.h) that this
+ * CPU runs must give them.  --print prints the table instead of checking it. */
 #include <math.h>
 
 #include "check.h"
@@ -76,7 +77,8 @@ static void fill_wide(float *x, size_t n)
 }
 
 /* The digests of @spec over both inputs and every length of lens[]. */
-static int digest(const char *spec, const char *dtype, uint64_t *enc, uint64_t *dec)
+static int digest(const char *spec, const char *dtype, enum gt_isa isa, uint64_t *enc,
+		  uint64_t *dec)
 {
 	const char *colon = strchr(spec, ':');
 	char name[32];
@@ -91,6 +93,7 @@ static int digest(const char *spec, const char *dtype, uint64_t *enc, uint64_t *
 		fprintf(stderr, "%s: %s\n", spec, d.msg);
 		return -1;
 	}
+	gt_codec_set_isa(ctx, isa);
 	*enc = *dec = UINT64_C(0xcbf29ce484222325);
 	for (int in = 0; in < 2; in++) {
 		const float *x = in ? wide : grads;
@@ -115,13 +118,13 @@ static int digest(const char *spec, const char *dtype, uint64_t *enc, uint64_t *
 
 static int print_mode;
 
-static void test_golden(void)
+static void golden_isa(enum gt_isa isa)
 {
 	for (size_t i = 0; i < sizeof(golden) / sizeof(golden[0]); i++) {
 		const struct golden *g = &golden[i];
 		uint64_t e = 0, dd = 0;
 
-		CHECK_RC(digest(g->spec, g->dtype, &e, &dd), 0);
+		CHECK_RC(digest(g->spec, g->dtype, isa, &e, &dd), 0);
 		if (print_mode) {
 			printf("\t{ \"%s\", %s%s%s, UINT64_C(0x%016" PRIx64 "), UINT64_C(0x%016" PRIx64 ") },\n",
 			       g->spec, g->dtype ? "\"" : "", g->dtype ? g->dtype : "NULL",
@@ -129,20 +132,41 @@ static void test_golden(void)
 			continue;
 		}
 		if (e != g->enc || dd != g->dec)
-			fprintf(stderr, "%s %s: digests %016" PRIx64 " %016" PRIx64 " changed\n",
-				g->spec, g->dtype ? g->dtype : "f32", e, dd);
+			fprintf(stderr, "%s %s (%s): digests %016" PRIx64 " %016" PRIx64 " changed\n",
+				g->spec, g->dtype ? g->dtype : "f32", gt_isa_name(isa), e, dd);
 		CHECK(e == g->enc);
 		CHECK(dd == g->dec);
 	}
 }
 
-static struct gt_codec_ctx *make_tfp(const char *opts)
+/* Each instruction set this CPU runs (the portable loops always). */
+static void for_each_isa(const char *what, void (*fn)(enum gt_isa))
+{
+	for (int isa = GT_ISA_PORTABLE; isa <= GT_ISA_AVX2; isa++) {
+		if (!gt_isa_usable((enum gt_isa)isa)) {
+			printf("  %s: %s not run (not on this CPU)\n", what,
+			       gt_isa_name((enum gt_isa)isa));
+			continue;
+		}
+		fn((enum gt_isa)isa);
+		if (print_mode)
+			break;
+	}
+}
+
+static void test_golden(void)
+{
+	for_each_isa("golden", golden_isa);
+}
+
+static struct gt_codec_ctx *make_tfp(const char *opts, enum gt_isa isa)
 {
 	const struct gt_codec_params p = { GT_DT_F32, opts, NULL, 0, NULL };
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d;
 
 	CHECK_RC(gt_codec_new(gt_codec_find("tfp"), &p, &ctx, &d), 0);
+	gt_codec_set_isa(ctx, isa);
 	return ctx;
 }
 
@@ -152,9 +176,9 @@ static struct gt_codec_ctx *make_tfp(const char *opts)
  * codes as h (bits=16 is FP16 truncated); and every one of the 2^16 codes
  * (Inf and NaN payloads too) decodes as gt_f16_to_f32().
  */
-static void test_tfp_f16_edges(void)
+static void f16_edges_isa(enum gt_isa isa)
 {
-	struct gt_codec_ctx *ctx = make_tfp("bits=16");
+	struct gt_codec_ctx *ctx = make_tfp("bits=16", isa);
 	static float x[0x10000];
 	static uint16_t code[0x10000];
 	size_t len = 0, n = 0;
@@ -181,6 +205,11 @@ static void test_tfp_f16_edges(void)
 		ok &= gt_f32_bits(x[h]) == gt_f32_bits(gt_f16_to_f32((uint16_t)h));
 	CHECK(ok);
 	gt_codec_free(ctx);
+}
+
+static void test_tfp_f16_edges(void)
+{
+	for_each_isa("f16 edges", f16_edges_isa);
 }
 
 int main(int argc, char **argv)

@@ -205,9 +205,10 @@ static float any_value(void)
  * The vectorized loops of pack and unpack against the inline
  * gt_rangeq_code() and gt_rangeq_value(), code by code through gt_bitio:
  * fitted parameters (any range, any m) and accepted hostile headers, on
- * any values and on every code 0 .. 2^N - 1.
+ * any values and on every code 0 .. 2^N - 1; and the range against a
+ * loop here.  For each instruction set this CPU runs.
  */
-static void test_pack_vs_inline(void)
+static void pack_vs_inline_isa(enum gt_isa isa)
 {
 	enum { N_X = 2500 };
 	static float x[N_X], y[1u << 16];
@@ -239,6 +240,7 @@ static void test_pack_vs_inline(void)
 
 			CHECK_RC(gt_rangeq_fit(&q, N, m, pos, neg), 0);
 		}
+		q.isa = isa;
 		for (size_t i = 0; i < n; i++)
 			x[i] = any_value();
 		CHECK_RC(gt_rangeq_pack(&q, x, n, buf, sizeof(buf), &len), 0);
@@ -256,6 +258,43 @@ static void test_pack_vs_inline(void)
 			same &= gt_f32_bits(y[i]) == gt_f32_bits(gt_rangeq_value(&q, (uint32_t)i));
 	}
 	CHECK(same);
+}
+
+/* The range: largest finite positive and negative magnitude, one by one. */
+static void range_isa(enum gt_isa isa)
+{
+	static float x[3000];
+	int same = 1;
+
+	for (int t = 0; t < 200; t++) {
+		const size_t n = (size_t)(check_rand() % 3000);
+		uint32_t p = 0, q = 0, pr, qr;
+
+		for (size_t i = 0; i < n; i++) {
+			const uint32_t u = gt_f32_bits(x[i] = any_value()), a = u & 0x7fffffffu;
+
+			if (a < 0x7f800000u && u >> 31)
+				q = a > q ? a : q;
+			else if (a < 0x7f800000u)
+				p = a > p ? a : p;
+		}
+		gt_rangeq_range_isa(x, n, isa, &pr, &qr);
+		same &= pr == p && qr == q;
+	}
+	CHECK(same);
+}
+
+static void test_pack_vs_inline(void)
+{
+	for (int isa = GT_ISA_PORTABLE; isa <= GT_ISA_AVX2; isa++) {
+		if (!gt_isa_usable((enum gt_isa)isa)) {
+			printf("  rangeq loops: %s not run (not on this CPU)\n",
+			       gt_isa_name((enum gt_isa)isa));
+			continue;
+		}
+		pack_vs_inline_isa((enum gt_isa)isa);
+		range_isa((enum gt_isa)isa);
+	}
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,36 @@
+/* gt_isa.h - which instruction set the hot loops of the codecs run with */
+#ifndef GT_ISA_H
+#define GT_ISA_H
+
+/*
+ * Some loops (tfp, rangeq, gt_bitpack) are compiled twice from the same
+ * C code: once for the baseline of the target (SSE2 on x86-64) and, where
+ * the compiler can (gcc or clang on x86-64), once more with
+ * __attribute__((target("avx2,bmi2"))).  gt_isa_best() picks at run time:
+ * AVX2 when the CPU (and the OS, which must save the YMM registers) has
+ * it.  Both give the same bytes; tests run each one.  Nothing here is
+ * cached: __builtin_cpu_supports() reads what libgcc found at start-up.
+ */
+
+enum gt_isa {
+	GT_ISA_PORTABLE = 0, /* plain C, whatever the compiler targets */
+	GT_ISA_AVX2 = 1,     /* x86-64 AVX2 + BMI2 */
+};
+
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#define GT_ISA_HAVE_AVX2 1
+#define GT_ISA_TARGET_AVX2 __attribute__((target("avx2,bmi2")))
+#else
+#define GT_ISA_HAVE_AVX2 0
+#endif
+
+/* The best instruction set this build has loops for and the CPU runs. */
+enum gt_isa gt_isa_best(void);
+
+/* Whether @isa can run here: GT_ISA_PORTABLE always. */
+int gt_isa_usable(enum gt_isa isa);
+
+/* "portable", "avx2"; NULL for a value out of range. */
+const char *gt_isa_name(enum gt_isa isa);
+
+#endif

@@ -240,8 +240,9 @@ ALWAYS_INLINE void unpack_bytes(const unsigned char *restrict src, size_t n,
 	}
 
 BITPACK_FNS(portable, )
-#if GT_ISA_HAVE_AVX2
+#if GT_ISA_X86
 BITPACK_FNS(avx2, GT_ISA_TARGET_AVX2)
+BITPACK_FNS(avx512, GT_ISA_TARGET_AVX512)
 #endif
 
 void gt_bitpack_isa(const uint32_t *codes, size_t n, unsigned k, void *dst,
@@ -249,7 +250,11 @@ void gt_bitpack_isa(const uint32_t *codes, size_t n, unsigned k, void *dst,
 {
 	if (k < 1 || k > GT_BITPACK_MAX)
 		return;
-#if GT_ISA_HAVE_AVX2
+#if GT_ISA_X86
+	if (isa == GT_ISA_AVX512) {
+		pack_avx512(codes, n, k, dst);
+		return;
+	}
 	if (isa == GT_ISA_AVX2) {
 		pack_avx2(codes, n, k, dst);
 		return;
@@ -272,8 +277,10 @@ int gt_bitunpack_isa(const void *src, size_t n, unsigned k, uint32_t *codes,
 
 	if (k < 1 || k > GT_BITPACK_MAX)
 		return GT_ERR(INVAL);
-#if GT_ISA_HAVE_AVX2
-	if (isa == GT_ISA_AVX2)
+#if GT_ISA_X86
+	if (isa == GT_ISA_AVX512)
+		unpack_avx512(s, n, k, codes);
+	else if (isa == GT_ISA_AVX2)
 		unpack_avx2(s, n, k, codes);
 	else
 #endif

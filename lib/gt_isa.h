@@ -5,23 +5,29 @@
 /*
  * Some loops (tfp, rangeq, gt_bitpack) are compiled twice from the same
  * C code: once for the baseline of the target (SSE2 on x86-64) and, where
- * the compiler can (gcc or clang on x86-64), once more with
- * __attribute__((target("avx2,bmi2"))).  gt_isa_best() picks at run time:
- * AVX2 when the CPU (and the OS, which must save the YMM registers) has
- * it.  Both give the same bytes; tests run each one.  Nothing here is
- * cached: __builtin_cpu_supports() reads what libgcc found at start-up.
+ * the compiler can (gcc or clang on x86-64), twice more with
+ * __attribute__((target(...))): AVX2 + BMI2, and AVX-512 (F, DQ, VL, BW:
+ * Skylake-SP and later; DQ's 64-bit multiply is what the stochastic tfp
+ * loop needs).  gt_isa_best() picks the best at run time that the CPU
+ * (and the OS, which must save the vector registers) has.  All give the
+ * same bytes; tests run each one.  Nothing here is cached:
+ * __builtin_cpu_supports() reads what libgcc found at start-up.
  */
 
 enum gt_isa {
 	GT_ISA_PORTABLE = 0, /* plain C, whatever the compiler targets */
 	GT_ISA_AVX2 = 1,     /* x86-64 AVX2 + BMI2 */
+	GT_ISA_AVX512 = 2,   /* x86-64 AVX-512 F, DQ, VL, BW (+ AVX2, BMI2) */
 };
+#define GT_ISA_LAST GT_ISA_AVX512
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-#define GT_ISA_HAVE_AVX2 1
+#define GT_ISA_X86 1
 #define GT_ISA_TARGET_AVX2 __attribute__((target("avx2,bmi2")))
+#define GT_ISA_TARGET_AVX512 \
+	__attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,bmi2")))
 #else
-#define GT_ISA_HAVE_AVX2 0
+#define GT_ISA_X86 0
 #endif
 
 /* The best instruction set this build has loops for and the CPU runs. */
@@ -30,7 +36,7 @@ enum gt_isa gt_isa_best(void);
 /* Whether @isa can run here: GT_ISA_PORTABLE always. */
 int gt_isa_usable(enum gt_isa isa);
 
-/* "portable", "avx2"; NULL for a value out of range. */
+/* "portable", "avx2", "avx512"; NULL for a value out of range. */
 const char *gt_isa_name(enum gt_isa isa);
 
 #endif

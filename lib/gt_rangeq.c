@@ -159,13 +159,18 @@ LOOP void range_of(const float *x, size_t n, int32_t *mp, int32_t *mn)
 	}
 
 RQ_DRIVERS(portable, )
-#if GT_ISA_HAVE_AVX2
+#if GT_ISA_X86
 RQ_DRIVERS(avx2, GT_ISA_TARGET_AVX2)
+RQ_DRIVERS(avx512, GT_ISA_TARGET_AVX512)
 #endif
 
 static void codes_isa(const struct gt_rangeq *q, const float *x, size_t n, uint32_t *codes)
 {
-#if GT_ISA_HAVE_AVX2
+#if GT_ISA_X86
+	if (q->isa == GT_ISA_AVX512) {
+		codes_avx512(q, x, n, codes);
+		return;
+	}
 	if (q->isa == GT_ISA_AVX2) {
 		codes_avx2(q, x, n, codes);
 		return;
@@ -176,7 +181,11 @@ static void codes_isa(const struct gt_rangeq *q, const float *x, size_t n, uint3
 
 static void values_isa(const struct gt_rangeq *q, const uint32_t *codes, size_t n, float *y)
 {
-#if GT_ISA_HAVE_AVX2
+#if GT_ISA_X86
+	if (q->isa == GT_ISA_AVX512) {
+		values_avx512(q, codes, n, y);
+		return;
+	}
 	if (q->isa == GT_ISA_AVX2) {
 		values_avx2(q, codes, n, y);
 		return;
@@ -190,8 +199,10 @@ void gt_rangeq_range_isa(const float *x, size_t n, enum gt_isa isa, uint32_t *po
 {
 	int32_t mp = 0, mn = 0;
 
-#if GT_ISA_HAVE_AVX2
-	if (isa == GT_ISA_AVX2)
+#if GT_ISA_X86
+	if (isa == GT_ISA_AVX512)
+		range_avx512(x, n, &mp, &mn);
+	else if (isa == GT_ISA_AVX2)
 		range_avx2(x, n, &mp, &mn);
 	else
 #endif

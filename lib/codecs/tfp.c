@@ -208,19 +208,26 @@ static void tfp_seek(struct gt_codec_ctx *ctx, uint64_t stream, uint64_t pos)
  * The magnitude of f32 bits @a (sign cleared) on the FP16 grid, with
  * TFP_EXT more bits below: the FP16 pattern << 40 | what FP16 drops.
  * Truncating (toward zero), saturating to 65504; NaN -> quiet NaN.
+ * Written for 64-bit lanes (AVX2 has variable shifts): shift counts
+ * clamped rather than branched on, Inf and NaN added to the saturated
+ * value (0x7bff + 1 = 0x7c00, + 0x200 = 0x7e00).  Below 2^-14 the
+ * pattern is |x| 2^64 rounded down: mant 2^(e - 86).
  */
-static inline uint64_t ext16(uint32_t a)
+TFP_LOOP uint64_t ext16(uint32_t a)
 {
-	const uint32_t e = a >> 23, es = e < 112 ? e : 112; /* FP16 subnormals */
-	const uint64_t mant = (a & 0x7fffffu) | (e ? 0x800000u : 0);
-	const uint64_t sub = es >= 86 ? mant << (es - 86) : 86 - es < 64 ? mant >> (86 - es) : 0;
-	uint64_t m = a >= 0x38800000u ? (uint64_t)(a - 0x38000000u) << 27 : sub;
+	const int32_t ai = (int32_t)a;
+	const uint64_t e = a >> 23, mant = (a & 0x7fffffu) | 0x800000u;
+	const uint64_t up = e > 86 ? e - 86 : 0, dn = e < 86 ? 86 - e : 0;
+	/* e = 0 (no implicit bit) and e < 63 shift everything out */
+	const uint64_t sub = (mant << (up < 26 ? up : 26)) >> (dn < 63 ? dn : 63);
+	const uint64_t nrm = (uint64_t)(a - 0x38000000u) << 27;
+	const uint64_t lo = -(uint64_t)(ai < 0x38800000);
+	uint64_t m = (sub & lo) | (nrm & ~lo);
 
-	m = a >= 0x47800000u ? (uint64_t)0x7bff << TFP_EXT : m;
-	m = a >= 0x7f800000u ? (uint64_t)(a > 0x7f800000u ? 0x7e00 : 0x7c00) << TFP_EXT : m;
-	return m;
+	m = ai >= 0x47800000 ? (uint64_t)0x7bff << TFP_EXT : m;
+	m += (uint64_t)(ai >= 0x7f800000) << TFP_EXT;
+	return m + ((uint64_t)(ai > 0x7f800000) << (TFP_EXT + 9));
 }
-
 
 /*
  * The truncated FP16 pattern of f32 magnitude bits @a, equal to
@@ -308,7 +315,39 @@ TFP_LOOP void values_f32(const uint32_t *restrict codes, size_t cnt,
 }
 
 /*
- * The two loops above inlined into drivers that run them on blocks of a
+ * Eq. 5 on the dropped bits (not by_value): codes of @n f32 values, one
+ * draw of gt_rng_u64() each from state @z; returns the state after.
+ * The dropped bits L (sh of them) against an sh-bit r: T-upper when r < L.
+ */
+TFP_LOOP uint64_t codes_sr(const unsigned char *restrict src, size_t n,
+			   uint32_t *restrict out, uint64_t z, enum tfp_grid grid,
+			   unsigned k, unsigned sh, uint64_t cmax)
+{
+	const uint64_t lmask = (UINT64_C(1) << sh) - 1;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u;
+
+		memcpy(&u, src + 4 * i, 4);
+		{
+			const uint32_t a = u & 0x7fffffffu;
+			const uint64_t fin = (int32_t)a < 0x7f800000;
+			const uint64_t quiet = (int32_t)a > 0x7f800000 ? 0x400000u : 0;
+			const uint64_t m = grid == TFP_F16 ? ext16(a) : (a | quiet);
+			uint64_t cm;
+
+			z += GT_RNG_GAMMA; /* gt_rng_u64() */
+			cm = (m >> sh) + (fin & ((gt_rng_mix(z) >> (64 - sh)) < (m & lmask)));
+			cm = cm < cmax ? cm : cmax;
+			cm = fin ? cm : m >> sh;
+			out[i] = (u >> 31) << (k - 1) | (uint32_t)cm;
+		}
+	}
+	return z;
+}
+
+/*
+ * The loops above inlined into drivers that run them on blocks of a
  * constant TFP_BLOCK values (what gcc's -O2 cost model very-cheap
  * vectorizes: no epilogue) and once on the rest; the drivers are compiled
  * once for each instruction set (gt_isa.h).
@@ -324,6 +363,16 @@ TFP_LOOP void values_f32(const uint32_t *restrict codes, size_t cnt,
 			codes_trunc(src + 4 * i, TFP_BLOCK, out + i, grid, k, s); \
 		codes_trunc(src + 4 * i, n - i, out + i, grid, k, s);         \
 	}                                                                     \
+	ATTR static uint64_t sr_##SUF(const unsigned char *src, size_t n,     \
+				      uint32_t *out, uint64_t z,              \
+				      enum tfp_grid grid, unsigned k,         \
+				      unsigned sh, uint64_t cmax)             \
+	{                                                                     \
+		size_t i = 0;                                                 \
+		for (; i + TFP_BLOCK <= n; i += TFP_BLOCK)                    \
+			z = codes_sr(src + 4 * i, TFP_BLOCK, out + i, z, grid, k, sh, cmax); \
+		return codes_sr(src + 4 * i, n - i, out + i, z, grid, k, sh, cmax); \
+	}                                                                     \
 	ATTR static void values_##SUF(const uint32_t *codes, size_t n,        \
 				      unsigned char *out, enum tfp_grid grid, \
 				      unsigned s)                             \
@@ -335,13 +384,18 @@ TFP_LOOP void values_f32(const uint32_t *restrict codes, size_t cnt,
 	}
 
 TFP_DRIVERS(portable, )
-#if GT_ISA_HAVE_AVX2
+#if GT_ISA_X86
 TFP_DRIVERS(avx2, GT_ISA_TARGET_AVX2)
+TFP_DRIVERS(avx512, GT_ISA_TARGET_AVX512)
 #endif
 
 static void trunc_isa(struct tfp_ctx *c, const unsigned char *src, size_t n)
 {
-#if GT_ISA_HAVE_AVX2
+#if GT_ISA_X86
+	if (c->base.isa == GT_ISA_AVX512) {
+		trunc_avx512(src, n, c->codes32, c->grid, c->k, c->s);
+		return;
+	}
 	if (c->base.isa == GT_ISA_AVX2) {
 		trunc_avx2(src, n, c->codes32, c->grid, c->k, c->s);
 		return;
@@ -352,7 +406,11 @@ static void trunc_isa(struct tfp_ctx *c, const unsigned char *src, size_t n)
 
 static void values_isa(const struct tfp_ctx *c, unsigned char *out, size_t n)
 {
-#if GT_ISA_HAVE_AVX2
+#if GT_ISA_X86
+	if (c->base.isa == GT_ISA_AVX512) {
+		values_avx512(c->codes32, n, out, c->grid, c->s);
+		return;
+	}
 	if (c->base.isa == GT_ISA_AVX2) {
 		values_avx2(c->codes32, n, out, c->grid, c->s);
 		return;
@@ -361,34 +419,51 @@ static void values_isa(const struct tfp_ctx *c, unsigned char *out, size_t n)
 	values_portable(c->codes32, n, out, c->grid, c->s);
 }
 
-/* Stochastic codes (Eq. 5) of @cnt f32 values at @src into c->codes32. */
-static void codes_f32_sr(struct tfp_ctx *c, const unsigned char *src, size_t cnt,
-			 struct gt_rng *r)
+/* Stochastic codes when exponent bits are dropped (by_value): Eq. 5 on
+ * the values of finite ones, one by one. */
+static void codes_by_value(struct tfp_ctx *c, const unsigned char *src, size_t cnt,
+			   struct gt_rng *r)
 {
-	const unsigned k = c->k, s = c->s, st = s + TFP_EXT;
-	const uint64_t cmax = c->cmax;
-	/* the dropped bits L (sh of them) against an sh-bit r */
-	const unsigned sh = c->grid == TFP_F16 ? st : s;
-	const uint64_t lmask = (UINT64_C(1) << sh) - 1;
-	uint32_t *out = c->codes32;
+	const unsigned k = c->k, sh = c->s + (c->grid == TFP_F16 ? TFP_EXT : 0);
 
 	for (size_t i = 0; i < cnt; i++) {
 		uint32_t u, a;
 		uint64_t m, cm;
-		int fin;
 
 		memcpy(&u, src + 4 * i, 4);
 		a = u & 0x7fffffffu;
-		fin = a < 0x7f800000u;
-		m = c->grid == TFP_F16 ? ext16(a) : a | (fin || a == 0x7f800000u ? 0 : 0x400000u);
-		if (c->by_value && fin) {
+		m = c->grid == TFP_F16 ? ext16(a) : a | (a > 0x7f800000u ? 0x400000u : 0);
+		if (a < 0x7f800000u) {
 			cm = round_by_value(c, gt_f32_from_bits(a), m >> sh, r);
 		} else {
-			cm = (m >> sh) + (fin & ((gt_rng_u64(r) >> (64 - sh)) < (m & lmask)));
-			cm = fin && cm > cmax ? cmax : cm;
+			gt_rng_u64(r); /* one draw a value, kept or not */
+			cm = m >> sh;
 		}
-		out[i] = (u >> 31) << (k - 1) | (uint32_t)cm;
+		c->codes32[i] = (u >> 31) << (k - 1) | (uint32_t)cm;
 	}
+}
+
+/* Stochastic codes of @cnt f32 values into c->codes32. */
+static void codes_f32_sr(struct tfp_ctx *c, const unsigned char *src, size_t cnt,
+			 struct gt_rng *r)
+{
+	const unsigned sh = c->s + (c->grid == TFP_F16 ? TFP_EXT : 0);
+
+	if (c->by_value) {
+		codes_by_value(c, src, cnt, r);
+		return;
+	}
+#if GT_ISA_X86
+	if (c->base.isa == GT_ISA_AVX512) {
+		r->s = sr_avx512(src, cnt, c->codes32, r->s, c->grid, c->k, sh, c->cmax);
+		return;
+	}
+	if (c->base.isa == GT_ISA_AVX2) {
+		r->s = sr_avx2(src, cnt, c->codes32, r->s, c->grid, c->k, sh, c->cmax);
+		return;
+	}
+#endif
+	r->s = sr_portable(src, cnt, c->codes32, r->s, c->grid, c->k, sh, c->cmax);
 }
 
 /* Codes of @cnt f32 values at @src into c->codes32. */

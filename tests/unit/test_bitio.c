@@ -173,7 +173,7 @@ static void bitpack_isa(enum gt_isa isa)
 
 static void test_bitpack(void)
 {
-	for (int isa = GT_ISA_PORTABLE; isa <= GT_ISA_AVX2; isa++) {
+	for (int isa = GT_ISA_PORTABLE; isa <= GT_ISA_LAST; isa++) {
 		if (!gt_isa_usable((enum gt_isa)isa)) {
 			printf("  gt_bitpack: %s not run (not on this CPU)\n",
 			       gt_isa_name((enum gt_isa)isa));

@@ -142,7 +142,7 @@ static void golden_isa(enum gt_isa isa)
 /* Each instruction set this CPU runs (the portable loops always). */
 static void for_each_isa(const char *what, void (*fn)(enum gt_isa))
 {
-	for (int isa = GT_ISA_PORTABLE; isa <= GT_ISA_AVX2; isa++) {
+	for (int isa = GT_ISA_PORTABLE; isa <= GT_ISA_LAST; isa++) {
 		if (!gt_isa_usable((enum gt_isa)isa)) {
 			printf("  %s: %s not run (not on this CPU)\n", what,
 			       gt_isa_name((enum gt_isa)isa));

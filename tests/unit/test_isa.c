@@ -29,23 +29,32 @@ static void test_names(void)
 {
 	CHECK(!strcmp(gt_isa_name(GT_ISA_PORTABLE), "portable"));
 	CHECK(!strcmp(gt_isa_name(GT_ISA_AVX2), "avx2"));
+	CHECK(!strcmp(gt_isa_name(GT_ISA_AVX512), "avx512"));
 	CHECK(gt_isa_name((enum gt_isa)7) == NULL);
 	CHECK(gt_isa_usable(GT_ISA_PORTABLE));
 	CHECK(!gt_isa_usable((enum gt_isa)7));
 }
 
-/* best is usable, and AVX2 exactly when the build has its loops and the
- * CPU lists avx2 and bmi2 (the kernel lists avx2 only when it saves the
- * YMM registers) */
+/* best is the last usable one, and each is usable exactly when the build
+ * has its loops and the CPU lists its flags (the kernel lists avx2 and
+ * avx512* only when it saves those registers) */
 static void test_best(void)
 {
 	const int avx2 = cpuinfo_has("avx2"), bmi2 = cpuinfo_has("bmi2");
+	const int f = cpuinfo_has("avx512f"), dq = cpuinfo_has("avx512dq");
+	const int vl = cpuinfo_has("avx512vl"), bw = cpuinfo_has("avx512bw");
+	int last = GT_ISA_PORTABLE;
 
-	CHECK(gt_isa_usable(gt_isa_best()));
-	CHECK(gt_isa_best() == (gt_isa_usable(GT_ISA_AVX2) ? GT_ISA_AVX2 : GT_ISA_PORTABLE));
-	printf("  best: %s; cpuinfo avx2 %d bmi2 %d\n", gt_isa_name(gt_isa_best()), avx2, bmi2);
-	if (avx2 >= 0 && bmi2 >= 0)
-		CHECK(gt_isa_usable(GT_ISA_AVX2) == (GT_ISA_HAVE_AVX2 && avx2 && bmi2));
+	for (int isa = GT_ISA_PORTABLE; isa <= GT_ISA_LAST; isa++)
+		last = gt_isa_usable((enum gt_isa)isa) ? isa : last;
+	CHECK(gt_isa_best() == (enum gt_isa)last);
+	printf("  best: %s; cpuinfo avx2 %d bmi2 %d avx512 f %d dq %d vl %d bw %d\n",
+	       gt_isa_name(gt_isa_best()), avx2, bmi2, f, dq, vl, bw);
+	if (avx2 >= 0) {
+		CHECK(gt_isa_usable(GT_ISA_AVX2) == (GT_ISA_X86 && avx2 && bmi2));
+		CHECK(gt_isa_usable(GT_ISA_AVX512) ==
+		      (GT_ISA_X86 && avx2 && bmi2 && f && dq && vl && bw));
+	}
 }
 
 int main(int argc, char **argv)

@@ -286,7 +286,7 @@ static void range_isa(enum gt_isa isa)
 
 static void test_pack_vs_inline(void)
 {
-	for (int isa = GT_ISA_PORTABLE; isa <= GT_ISA_AVX2; isa++) {
+	for (int isa = GT_ISA_PORTABLE; isa <= GT_ISA_LAST; isa++) {
 		if (!gt_isa_usable((enum gt_isa)isa)) {
 			printf("  rangeq loops: %s not run (not on this CPU)\n",
 			       gt_isa_name((enum gt_isa)isa));

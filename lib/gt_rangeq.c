@@ -153,8 +153,10 @@ LOOP void range_of(const float *x, size_t n, int32_t *mp, int32_t *mn)
 				     int32_t *mn)                             \
 	{                                                                     \
 		size_t i = 0;                                                 \
-		for (; i + 4 * RQ_BLOCK <= n; i += 4 * RQ_BLOCK)              \
+		for (; i + 4 * RQ_BLOCK <= n; i += 4 * RQ_BLOCK) {            \
+			gt_prefetch(x + i, 16 * RQ_BLOCK);                    \
 			range_of(x + i, 4 * RQ_BLOCK, mp, mn);                \
+		}                                                             \
 		range_of(x + i, n - i, mp, mn);                               \
 	}
 

@@ -359,8 +359,10 @@ TFP_LOOP uint64_t codes_sr(const unsigned char *restrict src, size_t n,
 				     unsigned k, unsigned s)                  \
 	{                                                                     \
 		size_t i = 0;                                                 \
-		for (; i + TFP_BLOCK <= n; i += TFP_BLOCK)                    \
+		for (; i + TFP_BLOCK <= n; i += TFP_BLOCK) {                  \
+			gt_prefetch(src + 4 * i, 4 * TFP_BLOCK);              \
 			codes_trunc(src + 4 * i, TFP_BLOCK, out + i, grid, k, s); \
+		}                                                             \
 		codes_trunc(src + 4 * i, n - i, out + i, grid, k, s);         \
 	}                                                                     \
 	ATTR static uint64_t sr_##SUF(const unsigned char *src, size_t n,     \
@@ -369,8 +371,10 @@ TFP_LOOP uint64_t codes_sr(const unsigned char *restrict src, size_t n,
 				      unsigned sh, uint64_t cmax)             \
 	{                                                                     \
 		size_t i = 0;                                                 \
-		for (; i + TFP_BLOCK <= n; i += TFP_BLOCK)                    \
+		for (; i + TFP_BLOCK <= n; i += TFP_BLOCK) {                  \
+			gt_prefetch(src + 4 * i, 4 * TFP_BLOCK);              \
 			z = codes_sr(src + 4 * i, TFP_BLOCK, out + i, z, grid, k, sh, cmax); \
+		}                                                             \
 		return codes_sr(src + 4 * i, n - i, out + i, z, grid, k, sh, cmax); \
 	}                                                                     \
 	ATTR static void values_##SUF(const uint32_t *codes, size_t n,        \

@@ -73,6 +73,7 @@ struct tfp_ctx {
 	uint64_t quiet;   /* the dtype's quiet-NaN bit */
 	uint64_t cmax;    /* largest k-bit magnitude code of a finite value */
 	int by_value;     /* stochastic with exponent bits dropped: Eq. 5 on values */
+	double tab[32];   /* by_value f32 (FP16 grid, cmax < 32): value of each code */
 	uint64_t codes[TFP_BATCH];   /* f16, bf16, f64 */
 	uint32_t codes32[TFP_BATCH]; /* f32 (k <= 32) */
 };
@@ -121,6 +122,8 @@ static void tfp_setup(struct tfp_ctx *c)
 	c->quiet = UINT64_C(1) << (mb - 1);
 	c->cmax = c->grid == TFP_F16 ? 0x7bffu >> c->s : (c->inf - 1) >> c->s;
 	c->by_value = c->k <= (c->grid == TFP_F16 ? 5 : gt_dtype_exp_bits(c->dt)) + 1;
+	for (uint64_t m = 0; c->grid == TFP_F16 && c->by_value && m <= c->cmax; m++)
+		c->tab[m] = gt_f16_to_f32((uint16_t)(m << c->s));
 }
 
 /* The value of the grid's magnitude pattern @m. */
@@ -347,6 +350,35 @@ TFP_LOOP uint64_t codes_sr(const unsigned char *restrict src, size_t n,
 }
 
 /*
+ * Eq. 5 on values (by_value, f32 on the FP16 grid), round_by_value() in
+ * lanes: T-lower and T-upper of magnitude code cm from @tab, the same
+ * double operations in the same order, one draw a value from state @z;
+ * returns the state after.
+ */
+TFP_LOOP uint64_t codes_bv(const unsigned char *restrict src, size_t n,
+			   uint32_t *restrict out, uint64_t z, unsigned k, unsigned sh,
+			   uint64_t cmax, const double *restrict tab)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u;
+
+		memcpy(&u, src + 4 * i, 4);
+		{
+			const uint32_t a = u & 0x7fffffffu;
+			const uint64_t cm = ext16(a) >> sh, lo = cm < cmax ? cm : cmax - 1;
+			const double ax = gt_f32_from_bits(a), tl = tab[lo], tu = tab[lo + 1];
+			int up;
+
+			z += GT_RNG_GAMMA; /* gt_rng_unit() */
+			up = (double)(gt_rng_mix(z) >> 11) * 0x1p-53 < (ax - tl) / (tu - tl);
+			up &= (int32_t)a < 0x7f800000 && cm < cmax;
+			out[i] = (u >> 31) << (k - 1) | (uint32_t)(cm + (uint64_t)up);
+		}
+	}
+	return z;
+}
+
+/*
  * The loops above inlined into drivers that run them on blocks of a
  * constant TFP_BLOCK values (what gcc's -O2 cost model very-cheap
  * vectorizes: no epilogue) and once on the rest; the drivers are compiled
@@ -376,6 +408,18 @@ TFP_LOOP uint64_t codes_sr(const unsigned char *restrict src, size_t n,
 			z = codes_sr(src + 4 * i, TFP_BLOCK, out + i, z, grid, k, sh, cmax); \
 		}                                                             \
 		return codes_sr(src + 4 * i, n - i, out + i, z, grid, k, sh, cmax); \
+	}                                                                     \
+	ATTR static uint64_t bv_##SUF(const unsigned char *src, size_t n,     \
+				      uint32_t *out, uint64_t z, unsigned k,  \
+				      unsigned sh, uint64_t cmax,             \
+				      const double *tab)                      \
+	{                                                                     \
+		size_t i = 0;                                                 \
+		for (; i + TFP_BLOCK <= n; i += TFP_BLOCK) {                  \
+			gt_prefetch(src + 4 * i, 4 * TFP_BLOCK);              \
+			z = codes_bv(src + 4 * i, TFP_BLOCK, out + i, z, k, sh, cmax, tab); \
+		}                                                             \
+		return codes_bv(src + 4 * i, n - i, out + i, z, k, sh, cmax, tab); \
 	}                                                                     \
 	ATTR static void values_##SUF(const uint32_t *codes, size_t n,        \
 				      unsigned char *out, enum tfp_grid grid, \
@@ -423,51 +467,29 @@ static void values_isa(const struct tfp_ctx *c, unsigned char *out, size_t n)
 	values_portable(c->codes32, n, out, c->grid, c->s);
 }
 
-/* Stochastic codes when exponent bits are dropped (by_value): Eq. 5 on
- * the values of finite ones, one by one. */
-static void codes_by_value(struct tfp_ctx *c, const unsigned char *src, size_t cnt,
-			   struct gt_rng *r)
-{
-	const unsigned k = c->k, sh = c->s + (c->grid == TFP_F16 ? TFP_EXT : 0);
-
-	for (size_t i = 0; i < cnt; i++) {
-		uint32_t u, a;
-		uint64_t m, cm;
-
-		memcpy(&u, src + 4 * i, 4);
-		a = u & 0x7fffffffu;
-		m = c->grid == TFP_F16 ? ext16(a) : a | (a > 0x7f800000u ? 0x400000u : 0);
-		if (a < 0x7f800000u) {
-			cm = round_by_value(c, gt_f32_from_bits(a), m >> sh, r);
-		} else {
-			gt_rng_u64(r); /* one draw a value, kept or not */
-			cm = m >> sh;
-		}
-		c->codes32[i] = (u >> 31) << (k - 1) | (uint32_t)cm;
-	}
-}
-
-/* Stochastic codes of @cnt f32 values into c->codes32. */
+/* Stochastic codes of @cnt f32 values into c->codes32 (by_value: only
+ * on the FP16 grid, k <= 6; the f32 grid keeps k >= 17 bits). */
 static void codes_f32_sr(struct tfp_ctx *c, const unsigned char *src, size_t cnt,
 			 struct gt_rng *r)
 {
 	const unsigned sh = c->s + (c->grid == TFP_F16 ? TFP_EXT : 0);
+	uint32_t *out = c->codes32;
 
-	if (c->by_value) {
-		codes_by_value(c, src, cnt, r);
-		return;
-	}
 #if GT_ISA_X86
-	if (c->base.isa == GT_ISA_AVX512) {
-		r->s = sr_avx512(src, cnt, c->codes32, r->s, c->grid, c->k, sh, c->cmax);
-		return;
-	}
-	if (c->base.isa == GT_ISA_AVX2) {
-		r->s = sr_avx2(src, cnt, c->codes32, r->s, c->grid, c->k, sh, c->cmax);
-		return;
-	}
+	if (c->by_value && c->base.isa == GT_ISA_AVX512)
+		r->s = bv_avx512(src, cnt, out, r->s, c->k, sh, c->cmax, c->tab);
+	else if (c->by_value && c->base.isa == GT_ISA_AVX2)
+		r->s = bv_avx2(src, cnt, out, r->s, c->k, sh, c->cmax, c->tab);
+	else if (c->base.isa == GT_ISA_AVX512)
+		r->s = sr_avx512(src, cnt, out, r->s, c->grid, c->k, sh, c->cmax);
+	else if (c->base.isa == GT_ISA_AVX2)
+		r->s = sr_avx2(src, cnt, out, r->s, c->grid, c->k, sh, c->cmax);
+	else
 #endif
-	r->s = sr_portable(src, cnt, c->codes32, r->s, c->grid, c->k, sh, c->cmax);
+	if (c->by_value)
+		r->s = bv_portable(src, cnt, out, r->s, c->k, sh, c->cmax, c->tab);
+	else
+		r->s = sr_portable(src, cnt, out, r->s, c->grid, c->k, sh, c->cmax);
 }
 
 /* Codes of @cnt f32 values at @src into c->codes32. */

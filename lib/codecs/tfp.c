@@ -50,6 +50,13 @@
  * k >= E + 2 (E exponent bits of the grid: f32 k >= 10, FP16 grid
  * k >= 7), becomes Inf at k = E + 1; Inf stays Inf for k >= E + 1; with
  * fewer bits both become the largest k-bit magnitude.
+ *
+ * Speed (f32).  Codes are made TFP_BATCH at a time by branch-free loops
+ * in 32-bit lanes (64-bit for Eq. 5) that compilers vectorize, and packed
+ * eight at a time by gt_bitpack() (eight codes are k bytes: no bit writer
+ * carried from one to the next); decoding is gt_bitunpack() and a
+ * branch-free FP16 conversion.  The loops are compiled once for each
+ * instruction set of gt_isa.h; each gives the same bytes.
  */
 
 #define TFP_BATCH 1024
@@ -214,14 +221,16 @@ static void tfp_seek(struct gt_codec_ctx *ctx, uint64_t stream, uint64_t pos)
  * Written for 64-bit lanes (AVX2 has variable shifts): shift counts
  * clamped rather than branched on, Inf and NaN added to the saturated
  * value (0x7bff + 1 = 0x7c00, + 0x200 = 0x7e00).  Below 2^-14 the
- * pattern is |x| 2^64 rounded down: mant 2^(e - 86).
+ * pattern is |x| 2^64 rounded down: mant 2^(e - 86).  Equal to the
+ * branchy version it replaced for each of the 2^31 a (checked once, by
+ * brute force); test_codec_bytes's digests of every stochastic k hold it.
  */
 TFP_LOOP uint64_t ext16(uint32_t a)
 {
 	const int32_t ai = (int32_t)a;
 	const uint64_t e = a >> 23, mant = (a & 0x7fffffu) | 0x800000u;
 	const uint64_t up = e > 86 ? e - 86 : 0, dn = e < 86 ? 86 - e : 0;
-	/* e = 0 (no implicit bit) and e < 63 shift everything out */
+	/* e <= 62 shifts everything out (e = 0 too, implicit bit or not) */
 	const uint64_t sub = (mant << (up < 26 ? up : 26)) >> (dn < 63 ? dn : 63);
 	const uint64_t nrm = (uint64_t)(a - 0x38000000u) << 27;
 	const uint64_t lo = -(uint64_t)(ai < 0x38800000);
@@ -234,8 +243,10 @@ TFP_LOOP uint64_t ext16(uint32_t a)
 
 /*
  * The truncated FP16 pattern of f32 magnitude bits @a, equal to
- * ext16(a) >> TFP_EXT (test_quant checks every a), in 32-bit lanes and
- * with no branch, so that the loops below vectorize (SSE2 at -O2).
+ * ext16(a) >> TFP_EXT for each of the 2^31 a (checked once, by brute
+ * force; test_codec_bytes checks both sides of every FP16 value), in
+ * 32-bit lanes and with no branch, so that the loops below vectorize
+ * (SSE2 at -O2).
  * Below 2^-14 (FP16 subnormals) the pattern is |x| 2^24 rounded down:
  * |x| + 0.5 rounds |x| to a multiple of 2^-24 (the unit of floats in
  * [0.5, 1)), exactly, and one comes off when that went up.  No float to
@@ -283,7 +294,7 @@ TFP_LOOP void codes_trunc(const unsigned char *restrict src, size_t cnt,
 
 /*
  * The f32 bits of FP16 pattern @h (sign in bit 15), as gt_f16_to_f32()
- * (test_quant checks every h) but branch-free in 32-bit lanes, to
+ * (test_codec_bytes checks every h) but branch-free in 32-bit lanes, to
  * vectorize: subnormals are m 2^-24, exact; the conversion is of a
  * masked m, so that no select of gcc's sinks it into a branch.
  */

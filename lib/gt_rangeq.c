@@ -77,7 +77,7 @@ int gt_rangeq_fit(struct gt_rangeq *q, unsigned bits, unsigned m,
 #define LOOP static inline __attribute__((always_inline))
 
 LOOP void codes_of(const struct gt_rangeq *q, const float *restrict x, size_t n,
-			    uint32_t *restrict codes)
+		   uint32_t *restrict codes)
 {
 	const unsigned shift = q->shift;
 	const int32_t pb1 = (int32_t)q->pbase - 1, npos = (int32_t)q->npos;
@@ -97,7 +97,7 @@ LOOP void codes_of(const struct gt_rangeq *q, const float *restrict x, size_t n,
 }
 
 LOOP void values_of(const struct gt_rangeq *q, const uint32_t *restrict codes,
-			     size_t n, float *restrict y)
+		    size_t n, float *restrict y)
 {
 	const unsigned shift = q->shift;
 	const int32_t pb1 = (int32_t)q->pbase - 1, npos = (int32_t)q->npos;
@@ -222,8 +222,8 @@ void gt_rangeq_range(const float *x, size_t n, uint32_t *pos_ret, uint32_t *neg_
 /*
  * The sample of gt_rangeq_fit_auto(): one value in each stretch of
  * @stride, at a hashed offset (a fixed stride can fall in step with a
- * tensor's rows, or with its zeros), into @s.  The hash is below 2^24, so a 32-bit division takes
- * the offset.  Returns how many.
+ * tensor's rows, or with its zeros), into @s.  The hash is below 2^24,
+ * so a 32-bit division takes the offset.  Returns how many.
  */
 static size_t take_sample(const float *x, size_t n, size_t stride, float *s)
 {

@@ -269,8 +269,8 @@ TFP_LOOP uint32_t trunc16(uint32_t a)
 
 /* Truncation codes of @cnt f32 values. */
 TFP_LOOP void codes_trunc(const unsigned char *restrict src, size_t cnt,
-			       uint32_t *restrict out, enum tfp_grid grid,
-			       unsigned k, unsigned s)
+			  uint32_t *restrict out, enum tfp_grid grid, unsigned k,
+			  unsigned s)
 {
 	if (grid == TFP_F16) {
 		for (size_t i = 0; i < cnt; i++) {
@@ -311,7 +311,7 @@ TFP_LOOP uint32_t f16_bits(uint32_t h)
 
 /* f32 values of @cnt codes. */
 TFP_LOOP void values_f32(const uint32_t *restrict codes, size_t cnt,
-			      unsigned char *restrict out, enum tfp_grid grid, unsigned s)
+			 unsigned char *restrict out, enum tfp_grid grid, unsigned s)
 {
 	if (grid == TFP_F16) {
 		for (size_t i = 0; i < cnt; i++) {

@@ -113,7 +113,7 @@ $(BUILD)/gtool-mpi: $(MPI_OBJ) $(MPI_CMD_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/
 		$(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LIBS)
 
 # ---- tests ------------------------------------------------------------
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a tests/unit/check.h tests/unit/trace_read.h
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
 

@@ -138,7 +138,13 @@ int gt_codec_new(const struct gt_codec *c, const struct gt_codec_params *p,
 	base = (struct gt_codec_base *)(void *)*ctx_ret;
 	base->codec = c;
 	base->dtype = p->dtype;
+	base->isa = gt_isa_best();
 	return 0;
+}
+
+void gt_codec_set_isa(struct gt_codec_ctx *ctx, enum gt_isa isa)
+{
+	((struct gt_codec_base *)(void *)ctx)->isa = gt_isa_usable(isa) ? isa : GT_ISA_PORTABLE;
 }
 
 void gt_codec_free(struct gt_codec_ctx *ctx)

@@ -59,6 +59,7 @@ struct gt_codec {
 struct gt_codec_base {
 	const struct gt_codec *codec;
 	enum gt_dtype dtype;
+	enum gt_isa isa; /* the loops to run: gt_isa_best() or gt_codec_set_isa()'s */
 };
 
 /* Option helpers for ctx_new: each returns GT_ERR(INVAL) with @d set. */

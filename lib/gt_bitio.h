@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "gt_error.h"
+#include "gt_isa.h"
 
 /* Most bits one gt_bitw_put() may add after a flush (7 may be pending). */
 #define GT_BITW_MAX 57
@@ -217,6 +218,41 @@ static inline void gt_bitw_fast_put(struct gt_bitw_fast *f, uint64_t v, unsigned
 	f->acc = acc >> (nb & ~7u); /* nb <= 63 */
 	f->nb = nb & 7;
 }
+
+/* ---- whole arrays of fixed-width codes ----------------------------------- */
+
+/*
+ * Eight k-bit codes are exactly k bytes, so an array of codes is packed
+ * eight at a time with no bit writer carried from group to group: each
+ * group's k bytes are built in registers (shifts known at compile time,
+ * one specialization per k) and stored.  The bytes are those of
+ * gt_bitw_put() of every code in turn, then gt_bitw_close().
+ */
+
+/* Most bits a code of gt_bitpack()/gt_bitunpack() may have. */
+#define GT_BITPACK_MAX 32
+
+/*
+ * gt_bitpack - @n codes of @k (1..GT_BITPACK_MAX) bits each (bits above
+ * k must be 0) at @dst, LSB-first: exactly (n * k + 7) / 8 bytes, the
+ * last zero-padded; nothing is written past them.
+ */
+void gt_bitpack(const uint32_t *codes, size_t n, unsigned k, void *dst);
+
+/*
+ * gt_bitunpack - @n codes of @k (1..GT_BITPACK_MAX) bits from exactly
+ * (n * k + 7) / 8 bytes at @src (nothing past them is read).
+ * @return 0, GT_ERR(CORRUPT) when the padding bits of the last byte are
+ *	not zero (the codes are written all the same).
+ */
+int gt_bitunpack(const void *src, size_t n, unsigned k, uint32_t *codes);
+
+/* The same with the loops of @isa (gt_isa.h), which must be usable:
+ * the bytes and codes are the same for every isa. */
+void gt_bitpack_isa(const uint32_t *codes, size_t n, unsigned k, void *dst,
+		    enum gt_isa isa);
+int gt_bitunpack_isa(const void *src, size_t n, unsigned k, uint32_t *codes,
+		     enum gt_isa isa);
 
 /* ---- LEB128 varints in byte streams -------------------------------------- */
 

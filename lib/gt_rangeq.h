@@ -36,6 +36,7 @@
 
 #include "gt_error.h"
 #include "gt_float.h"
+#include "gt_isa.h"
 
 #define GT_RANGEQ_BITS_MIN 2
 #define GT_RANGEQ_BITS_MAX 16
@@ -51,6 +52,9 @@ struct gt_rangeq {
 	/* derived by gt_rangeq_fit/_load: */
 	unsigned shift; /* 23 - m */
 	uint32_t nneg;  /* Q: codes P+1..P+Q are negative */
+	/* the loops of pack, unpack and fit_auto's sample (gt_isa.h): set to
+	 * gt_isa_best() by fit and load; any usable one gives the same result */
+	enum gt_isa isa;
 };
 
 /*
@@ -70,6 +74,10 @@ int gt_rangeq_fit(struct gt_rangeq *q, unsigned bits, unsigned m,
  */
 int gt_rangeq_fit_auto(struct gt_rangeq *q, unsigned bits, uint32_t pos,
 		       uint32_t neg, const float *x, size_t n);
+/* The same with the loops of @isa (usable, gt_isa.h), which @q keeps:
+ * the same parameters whichever runs. */
+int gt_rangeq_fit_auto_isa(struct gt_rangeq *q, unsigned bits, uint32_t pos,
+			   uint32_t neg, const float *x, size_t n, enum gt_isa isa);
 
 /*
  * gt_rangeq_range - the finite magnitudes of [min, max] of @n values:
@@ -77,6 +85,9 @@ int gt_rangeq_fit_auto(struct gt_rangeq *q, unsigned bits, uint32_t pos,
  * (0 when there is none); NaN and Inf are skipped.
  */
 void gt_rangeq_range(const float *x, size_t n, uint32_t *pos_ret, uint32_t *neg_ret);
+/* The same with the loops of @isa (usable, gt_isa.h): the same result. */
+void gt_rangeq_range_isa(const float *x, size_t n, enum gt_isa isa, uint32_t *pos_ret,
+			 uint32_t *neg_ret);
 
 /* The GT_RANGEQ_HDR bytes of @q's m, pbase and P at @dst. */
 void gt_rangeq_save(const struct gt_rangeq *q, unsigned char *dst);

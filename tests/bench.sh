@@ -39,6 +39,17 @@ echo "== 1b. gcomp with the optimizer context of a real trace, one thread ($reps
 	--synthetic --values 4194304 --optim adam
 
 echo
+echo "== 1c. lossy codecs of issue 5, one thread ($reps runs): tfp and rangeq (target >= 2000 MB/s"
+echo "   each way), fft (target >= 200 MB/s); best loops the CPU has, then the portable ones"
+lossy="--codec tfp:bits=4 --codec tfp:bits=8 --codec tfp:bits=12 --codec tfp:bits=16
+	--codec tfp:bits=24 --codec tfp:bits=4,round=stochastic --codec tfp:bits=8,round=stochastic
+	--codec rangeq:bits=10 --codec rangeq:bits=16 --codec fft:drop=0.85,bits=10 --codec zstd:level=1"
+# shellcheck disable=SC2086 # $lossy is a list of options
+"$build/bench_codec" --repeat "$reps" $lossy "$work/grads16.f32"
+# shellcheck disable=SC2086
+"$build/bench_codec" --repeat "$reps" --isa portable $lossy "$work/grads16.f32" | sed 1d
+
+echo
 echo "== 2. gtool stats on $(mbps "$size256" 1) MB of real f32 gradients (median of 5, one thread)"
 s=$(runs 5 gtool stats --total "$work/grads256.f32")
 z=$(runs 5 zstd -q -3 -T1 -c "$work/grads256.f32")

@@ -286,8 +286,8 @@ static int fft_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	at = (size_t)gt_varint_put(out, K);
 	K = sparsify(c, p, K, out + at);
 	at += (nc + 7) / 8;
-	gt_rangeq_range(c->dense, 2 * K, &pos, &neg);
-	GT_TRY(gt_rangeq_fit_auto(&q, c->bits, pos, neg, c->dense, 2 * K));
+	gt_rangeq_range_isa(c->dense, 2 * K, c->base.isa, &pos, &neg);
+	GT_TRY(gt_rangeq_fit_auto_isa(&q, c->bits, pos, neg, c->dense, 2 * K, c->base.isa));
 	gt_rangeq_save(&q, out + at);
 	at += GT_RANGEQ_HDR;
 	GT_TRY(gt_rangeq_pack(&q, c->dense, 2 * K, out + at, dst_cap - at, &len));
@@ -351,6 +351,7 @@ static int fft_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 	GT_TRY(check_bitmap(bm, nc, (size_t)K));
 	in += (nc + 7) / 8;
 	GT_TRY(gt_rangeq_load(&q, c->bits, in));
+	q.isa = c->base.isa;
 	in += GT_RANGEQ_HDR;
 	GT_TRY(reserve(c, nc));
 	GT_TRY(gt_rangeq_unpack(&q, in, (size_t)(end - in), c->dense, 2 * (size_t)K));

@@ -135,7 +135,7 @@ static int rq_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	if (!c->fixed) {
 		uint32_t pos, neg;
 
-		gt_rangeq_range(x, n, &pos, &neg);
+		gt_rangeq_range_isa(x, n, c->base.isa, &pos, &neg);
 		if (c->have_max)
 			pos = gt_f32_bits(c->max) & 0x7fffffffu;
 		if (c->have_min)
@@ -143,8 +143,10 @@ static int rq_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		if (c->m)
 			GT_TRY(gt_rangeq_fit(&c->q, c->bits, c->m, pos, neg));
 		else
-			GT_TRY(gt_rangeq_fit_auto(&c->q, c->bits, pos, neg, x, n));
+			GT_TRY(gt_rangeq_fit_auto_isa(&c->q, c->bits, pos, neg, x, n,
+						      c->base.isa));
 	}
+	c->q.isa = c->base.isa;
 	gt_rangeq_save(&c->q, out);
 	GT_TRY(gt_rangeq_pack(&c->q, x, n, out + GT_RANGEQ_HDR, dst_cap - GT_RANGEQ_HDR,
 			      &len));
@@ -162,6 +164,7 @@ static int rq_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 	if (src_len < GT_RANGEQ_HDR)
 		return GT_ERR(TRUNCATED);
 	GT_TRY(gt_rangeq_load(&q, c->bits, in));
+	q.isa = c->base.isa;
 	return gt_rangeq_unpack(&q, in + GT_RANGEQ_HDR, src_len - GT_RANGEQ_HDR, dst, n);
 }
 

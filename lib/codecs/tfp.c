@@ -50,9 +50,18 @@
  * k >= E + 2 (E exponent bits of the grid: f32 k >= 10, FP16 grid
  * k >= 7), becomes Inf at k = E + 1; Inf stays Inf for k >= E + 1; with
  * fewer bits both become the largest k-bit magnitude.
+ *
+ * Speed (f32).  Codes are made TFP_BATCH at a time by branch-free loops
+ * in 32-bit lanes (64-bit for Eq. 5) that compilers vectorize, and packed
+ * eight at a time by gt_bitpack() (eight codes are k bytes: no bit writer
+ * carried from one to the next); decoding is gt_bitunpack() and a
+ * branch-free FP16 conversion.  The loops are compiled once for each
+ * instruction set of gt_isa.h; each gives the same bytes.
  */
 
 #define TFP_BATCH 1024
+/* a loop body compiled inside each driver (with its instruction set) */
+#define TFP_LOOP static inline __attribute__((always_inline))
 #define TFP_EXT 40 /* extra bits below the FP16 pattern (stochastic) */
 
 enum tfp_grid { TFP_NATIVE, TFP_F16 };
@@ -71,8 +80,9 @@ struct tfp_ctx {
 	uint64_t quiet;   /* the dtype's quiet-NaN bit */
 	uint64_t cmax;    /* largest k-bit magnitude code of a finite value */
 	int by_value;     /* stochastic with exponent bits dropped: Eq. 5 on values */
-	float *lut;       /* FP16 grid decode, 2^k values, made on first use */
-	uint64_t codes[TFP_BATCH];
+	double tab[32];   /* by_value f32 (FP16 grid, cmax < 32): value of each code */
+	uint64_t codes[TFP_BATCH];   /* f16, bf16, f64 */
+	uint32_t codes32[TFP_BATCH]; /* f32 (k <= 32) */
 };
 
 static struct tfp_ctx *tfp(struct gt_codec_ctx *ctx)
@@ -119,6 +129,8 @@ static void tfp_setup(struct tfp_ctx *c)
 	c->quiet = UINT64_C(1) << (mb - 1);
 	c->cmax = c->grid == TFP_F16 ? 0x7bffu >> c->s : (c->inf - 1) >> c->s;
 	c->by_value = c->k <= (c->grid == TFP_F16 ? 5 : gt_dtype_exp_bits(c->dt)) + 1;
+	for (uint64_t m = 0; c->grid == TFP_F16 && c->by_value && m <= c->cmax; m++)
+		c->tab[m] = gt_f16_to_f32((uint16_t)(m << c->s));
 }
 
 /* The value of the grid's magnitude pattern @m. */
@@ -176,8 +188,6 @@ static int tfp_new(const struct gt_codec_params *p, const struct gt_kv *kv,
 
 static void tfp_free(struct gt_codec_ctx *ctx)
 {
-	if (ctx)
-		free(tfp(ctx)->lut);
 	free(ctx);
 }
 
@@ -208,66 +218,299 @@ static void tfp_seek(struct gt_codec_ctx *ctx, uint64_t stream, uint64_t pos)
  * The magnitude of f32 bits @a (sign cleared) on the FP16 grid, with
  * TFP_EXT more bits below: the FP16 pattern << 40 | what FP16 drops.
  * Truncating (toward zero), saturating to 65504; NaN -> quiet NaN.
+ * Written for 64-bit lanes (AVX2 has variable shifts): shift counts
+ * clamped rather than branched on, Inf and NaN added to the saturated
+ * value (0x7bff + 1 = 0x7c00, + 0x200 = 0x7e00).  Below 2^-14 the
+ * pattern is |x| 2^64 rounded down: mant 2^(e - 86).  Equal to the
+ * branchy version it replaced for each of the 2^31 a (checked once, by
+ * brute force); test_codec_bytes's digests of every stochastic k hold it.
  */
-static inline uint64_t ext16(uint32_t a)
+TFP_LOOP uint64_t ext16(uint32_t a)
 {
-	const uint32_t e = a >> 23, es = e < 112 ? e : 112; /* FP16 subnormals */
-	const uint64_t mant = (a & 0x7fffffu) | (e ? 0x800000u : 0);
-	const uint64_t sub = es >= 86 ? mant << (es - 86) : 86 - es < 64 ? mant >> (86 - es) : 0;
-	uint64_t m = a >= 0x38800000u ? (uint64_t)(a - 0x38000000u) << 27 : sub;
+	const int32_t ai = (int32_t)a;
+	const uint64_t e = a >> 23, mant = (a & 0x7fffffu) | 0x800000u;
+	const uint64_t up = e > 86 ? e - 86 : 0, dn = e < 86 ? 86 - e : 0;
+	/* e <= 62 shifts everything out (e = 0 too, implicit bit or not) */
+	const uint64_t sub = (mant << (up < 26 ? up : 26)) >> (dn < 63 ? dn : 63);
+	const uint64_t nrm = (uint64_t)(a - 0x38000000u) << 27;
+	const uint64_t lo = -(uint64_t)(ai < 0x38800000);
+	uint64_t m = (sub & lo) | (nrm & ~lo);
 
-	m = a >= 0x47800000u ? (uint64_t)0x7bff << TFP_EXT : m;
-	m = a >= 0x7f800000u ? (uint64_t)(a > 0x7f800000u ? 0x7e00 : 0x7c00) << TFP_EXT : m;
-	return m;
+	m = ai >= 0x47800000 ? (uint64_t)0x7bff << TFP_EXT : m;
+	m += (uint64_t)(ai >= 0x7f800000) << TFP_EXT;
+	return m + ((uint64_t)(ai > 0x7f800000) << (TFP_EXT + 9));
 }
 
+/*
+ * The truncated FP16 pattern of f32 magnitude bits @a, equal to
+ * ext16(a) >> TFP_EXT for each of the 2^31 a (checked once, by brute
+ * force; test_codec_bytes checks both sides of every FP16 value), in
+ * 32-bit lanes and with no branch, so that the loops below vectorize
+ * (SSE2 at -O2).
+ * Below 2^-14 (FP16 subnormals) the pattern is |x| 2^24 rounded down:
+ * |x| + 0.5 rounds |x| to a multiple of 2^-24 (the unit of floats in
+ * [0.5, 1)), exactly, and one comes off when that went up.  No float to
+ * int conversion: with -ftrapping-math gcc will not if-convert one.  a
+ * <= 0x7fffffff, so signed compares (SSE2 has no unsigned ones) order
+ * it; min() then saturates to 65504 and Inf and NaN add 1 and 0x201.
+ */
+TFP_LOOP uint32_t trunc16(uint32_t a)
+{
+	const int32_t ai = (int32_t)a;
+	const uint32_t lo = -(uint32_t)(ai < 0x38800000);
+	const float ax = gt_f32_from_bits(a & lo);
+	const float y = ax + 0.5f;
+	const uint32_t sub = gt_f32_bits(y) - 0x3f000000u - (y - 0.5f > ax);
+	int32_t h = (int32_t)((sub & lo) | ((a - 0x38000000u) >> 13 & ~lo));
 
-/* Codes of @cnt f32 values at @src into c->codes. */
+	h = h < 0x7bff ? h : 0x7bff;
+	return (uint32_t)h + (ai >= 0x7f800000) + ((uint32_t)(ai > 0x7f800000) << 9);
+}
+
+/* Truncation codes of @cnt f32 values. */
+TFP_LOOP void codes_trunc(const unsigned char *restrict src, size_t cnt,
+			  uint32_t *restrict out, enum tfp_grid grid, unsigned k,
+			  unsigned s)
+{
+	if (grid == TFP_F16) {
+		for (size_t i = 0; i < cnt; i++) {
+			uint32_t u;
+
+			memcpy(&u, src + 4 * i, 4);
+			out[i] = (u >> 31) << (k - 1) | trunc16(u & 0x7fffffffu) >> s;
+		}
+	} else {
+		const uint32_t quiet = s ? 0x400000u : 0;
+
+		for (size_t i = 0; i < cnt; i++) {
+			uint32_t u;
+
+			memcpy(&u, src + 4 * i, 4);
+			u |= (int32_t)(u & 0x7fffffffu) > 0x7f800000 ? quiet : 0;
+			out[i] = u >> s;
+		}
+	}
+}
+
+/*
+ * The f32 bits of FP16 pattern @h (sign in bit 15), as gt_f16_to_f32()
+ * (test_codec_bytes checks every h) but branch-free in 32-bit lanes, to
+ * vectorize: subnormals are m 2^-24, exact; the conversion is of a
+ * masked m, so that no select of gcc's sinks it into a branch.
+ */
+TFP_LOOP uint32_t f16_bits(uint32_t h)
+{
+	const uint32_t m = h & 0x7fffu;
+	const uint32_t lo = -(uint32_t)((int32_t)m < 0x400);
+	const uint32_t sub = gt_f32_bits((float)(int32_t)(m & lo) * 0x1p-24f);
+	uint32_t v = (m << 13) + 0x38000000u;
+
+	v = (int32_t)m >= 0x7c00 ? m << 13 | 0x7f800000u : v;
+	return (h & 0x8000u) << 16 | (sub & lo) | (v & ~lo);
+}
+
+/* f32 values of @cnt codes. */
+TFP_LOOP void values_f32(const uint32_t *restrict codes, size_t cnt,
+			 unsigned char *restrict out, enum tfp_grid grid, unsigned s)
+{
+	if (grid == TFP_F16) {
+		for (size_t i = 0; i < cnt; i++) {
+			const uint32_t u = f16_bits(codes[i] << s);
+
+			memcpy(out + 4 * i, &u, 4);
+		}
+	} else {
+		for (size_t i = 0; i < cnt; i++) {
+			const uint32_t u = codes[i] << s;
+
+			memcpy(out + 4 * i, &u, 4);
+		}
+	}
+}
+
+/*
+ * Eq. 5 on the dropped bits (not by_value): codes of @n f32 values, one
+ * draw of gt_rng_u64() each from state @z; returns the state after.
+ * The dropped bits L (sh of them) against an sh-bit r: T-upper when r < L.
+ */
+TFP_LOOP uint64_t codes_sr(const unsigned char *restrict src, size_t n,
+			   uint32_t *restrict out, uint64_t z, enum tfp_grid grid,
+			   unsigned k, unsigned sh, uint64_t cmax)
+{
+	const uint64_t lmask = (UINT64_C(1) << sh) - 1;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u;
+
+		memcpy(&u, src + 4 * i, 4);
+		{
+			const uint32_t a = u & 0x7fffffffu;
+			const uint64_t fin = (int32_t)a < 0x7f800000;
+			const uint64_t quiet = (int32_t)a > 0x7f800000 ? 0x400000u : 0;
+			const uint64_t m = grid == TFP_F16 ? ext16(a) : (a | quiet);
+			uint64_t cm;
+
+			z += GT_RNG_GAMMA; /* gt_rng_u64() */
+			cm = (m >> sh) + (fin & ((gt_rng_mix(z) >> (64 - sh)) < (m & lmask)));
+			cm = cm < cmax ? cm : cmax;
+			cm = fin ? cm : m >> sh;
+			out[i] = (u >> 31) << (k - 1) | (uint32_t)cm;
+		}
+	}
+	return z;
+}
+
+/*
+ * Eq. 5 on values (by_value, f32 on the FP16 grid), round_by_value() in
+ * lanes: T-lower and T-upper of magnitude code cm from @tab, the same
+ * double operations in the same order, one draw a value from state @z;
+ * returns the state after.
+ */
+TFP_LOOP uint64_t codes_bv(const unsigned char *restrict src, size_t n,
+			   uint32_t *restrict out, uint64_t z, unsigned k, unsigned sh,
+			   uint64_t cmax, const double *restrict tab)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u;
+
+		memcpy(&u, src + 4 * i, 4);
+		{
+			const uint32_t a = u & 0x7fffffffu;
+			const uint64_t cm = ext16(a) >> sh, lo = cm < cmax ? cm : cmax - 1;
+			const double ax = gt_f32_from_bits(a), tl = tab[lo], tu = tab[lo + 1];
+			int up;
+
+			z += GT_RNG_GAMMA; /* gt_rng_unit() */
+			up = (double)(gt_rng_mix(z) >> 11) * 0x1p-53 < (ax - tl) / (tu - tl);
+			up &= (int32_t)a < 0x7f800000 && cm < cmax;
+			out[i] = (u >> 31) << (k - 1) | (uint32_t)(cm + (uint64_t)up);
+		}
+	}
+	return z;
+}
+
+/*
+ * The loops above inlined into drivers that run them on blocks of a
+ * constant TFP_BLOCK values (what gcc's -O2 cost model very-cheap
+ * vectorizes: no epilogue) and once on the rest; the drivers are compiled
+ * once for each instruction set (gt_isa.h).
+ */
+#define TFP_BLOCK 64
+#define TFP_DRIVERS(SUF, ATTR)                                                \
+	ATTR static void trunc_##SUF(const unsigned char *src, size_t n,      \
+				     uint32_t *out, enum tfp_grid grid,       \
+				     unsigned k, unsigned s)                  \
+	{                                                                     \
+		size_t i = 0;                                                 \
+		for (; i + TFP_BLOCK <= n; i += TFP_BLOCK) {                  \
+			gt_prefetch(src + 4 * i, 4 * TFP_BLOCK);              \
+			codes_trunc(src + 4 * i, TFP_BLOCK, out + i, grid, k, s); \
+		}                                                             \
+		codes_trunc(src + 4 * i, n - i, out + i, grid, k, s);         \
+	}                                                                     \
+	ATTR static uint64_t sr_##SUF(const unsigned char *src, size_t n,     \
+				      uint32_t *out, uint64_t z,              \
+				      enum tfp_grid grid, unsigned k,         \
+				      unsigned sh, uint64_t cmax)             \
+	{                                                                     \
+		size_t i = 0;                                                 \
+		for (; i + TFP_BLOCK <= n; i += TFP_BLOCK) {                  \
+			gt_prefetch(src + 4 * i, 4 * TFP_BLOCK);              \
+			z = codes_sr(src + 4 * i, TFP_BLOCK, out + i, z, grid, k, sh, cmax); \
+		}                                                             \
+		return codes_sr(src + 4 * i, n - i, out + i, z, grid, k, sh, cmax); \
+	}                                                                     \
+	ATTR static uint64_t bv_##SUF(const unsigned char *src, size_t n,     \
+				      uint32_t *out, uint64_t z, unsigned k,  \
+				      unsigned sh, uint64_t cmax,             \
+				      const double *tab)                      \
+	{                                                                     \
+		size_t i = 0;                                                 \
+		for (; i + TFP_BLOCK <= n; i += TFP_BLOCK) {                  \
+			gt_prefetch(src + 4 * i, 4 * TFP_BLOCK);              \
+			z = codes_bv(src + 4 * i, TFP_BLOCK, out + i, z, k, sh, cmax, tab); \
+		}                                                             \
+		return codes_bv(src + 4 * i, n - i, out + i, z, k, sh, cmax, tab); \
+	}                                                                     \
+	ATTR static void values_##SUF(const uint32_t *codes, size_t n,        \
+				      unsigned char *out, enum tfp_grid grid, \
+				      unsigned s)                             \
+	{                                                                     \
+		size_t i = 0;                                                 \
+		for (; i + TFP_BLOCK <= n; i += TFP_BLOCK)                    \
+			values_f32(codes + i, TFP_BLOCK, out + 4 * i, grid, s); \
+		values_f32(codes + i, n - i, out + 4 * i, grid, s);           \
+	}
+
+TFP_DRIVERS(portable, )
+#if GT_ISA_X86
+TFP_DRIVERS(avx2, GT_ISA_TARGET_AVX2)
+TFP_DRIVERS(avx512, GT_ISA_TARGET_AVX512)
+#endif
+
+static void trunc_isa(struct tfp_ctx *c, const unsigned char *src, size_t n)
+{
+#if GT_ISA_X86
+	if (c->base.isa == GT_ISA_AVX512) {
+		trunc_avx512(src, n, c->codes32, c->grid, c->k, c->s);
+		return;
+	}
+	if (c->base.isa == GT_ISA_AVX2) {
+		trunc_avx2(src, n, c->codes32, c->grid, c->k, c->s);
+		return;
+	}
+#endif
+	trunc_portable(src, n, c->codes32, c->grid, c->k, c->s);
+}
+
+static void values_isa(const struct tfp_ctx *c, unsigned char *out, size_t n)
+{
+#if GT_ISA_X86
+	if (c->base.isa == GT_ISA_AVX512) {
+		values_avx512(c->codes32, n, out, c->grid, c->s);
+		return;
+	}
+	if (c->base.isa == GT_ISA_AVX2) {
+		values_avx2(c->codes32, n, out, c->grid, c->s);
+		return;
+	}
+#endif
+	values_portable(c->codes32, n, out, c->grid, c->s);
+}
+
+/* Stochastic codes of @cnt f32 values into c->codes32 (by_value: only
+ * on the FP16 grid, k <= 6; the f32 grid keeps k >= 17 bits). */
+static void codes_f32_sr(struct tfp_ctx *c, const unsigned char *src, size_t cnt,
+			 struct gt_rng *r)
+{
+	const unsigned sh = c->s + (c->grid == TFP_F16 ? TFP_EXT : 0);
+	uint32_t *out = c->codes32;
+
+#if GT_ISA_X86
+	if (c->by_value && c->base.isa == GT_ISA_AVX512)
+		r->s = bv_avx512(src, cnt, out, r->s, c->k, sh, c->cmax, c->tab);
+	else if (c->by_value && c->base.isa == GT_ISA_AVX2)
+		r->s = bv_avx2(src, cnt, out, r->s, c->k, sh, c->cmax, c->tab);
+	else if (c->base.isa == GT_ISA_AVX512)
+		r->s = sr_avx512(src, cnt, out, r->s, c->grid, c->k, sh, c->cmax);
+	else if (c->base.isa == GT_ISA_AVX2)
+		r->s = sr_avx2(src, cnt, out, r->s, c->grid, c->k, sh, c->cmax);
+	else
+#endif
+	if (c->by_value)
+		r->s = bv_portable(src, cnt, out, r->s, c->k, sh, c->cmax, c->tab);
+	else
+		r->s = sr_portable(src, cnt, out, r->s, c->grid, c->k, sh, c->cmax);
+}
+
+/* Codes of @cnt f32 values at @src into c->codes32. */
 static void codes_f32(struct tfp_ctx *c, const unsigned char *src, size_t cnt,
 		      struct gt_rng *r)
 {
-	const unsigned k = c->k, s = c->s, st = s + TFP_EXT;
-	const uint64_t cmax = c->cmax;
-	uint64_t *out = c->codes;
-
-	if (c->grid == TFP_NATIVE && (!c->stochastic || !s)) {
-		for (size_t i = 0; i < cnt; i++) {
-			uint32_t u;
-
-			memcpy(&u, src + 4 * i, 4);
-			u |= s && (u & 0x7fffffffu) > 0x7f800000u ? 0x400000u : 0;
-			out[i] = u >> s;
-		}
-	} else if (c->grid == TFP_F16 && !c->stochastic) {
-		for (size_t i = 0; i < cnt; i++) {
-			uint32_t u;
-
-			memcpy(&u, src + 4 * i, 4);
-			out[i] = (uint64_t)(u >> 31) << (k - 1) | ext16(u & 0x7fffffffu) >> st;
-		}
-	} else {
-		/* Eq. 5: the dropped bits L (sh of them) against an sh-bit r */
-		const unsigned sh = c->grid == TFP_F16 ? st : s;
-		const uint64_t lmask = (UINT64_C(1) << sh) - 1;
-
-		for (size_t i = 0; i < cnt; i++) {
-			uint32_t u, a;
-			uint64_t m, cm;
-			int fin;
-
-			memcpy(&u, src + 4 * i, 4);
-			a = u & 0x7fffffffu;
-			fin = a < 0x7f800000u;
-			m = c->grid == TFP_F16 ? ext16(a) : a | (fin || a == 0x7f800000u ? 0 : 0x400000u);
-			if (c->by_value && fin) {
-				cm = round_by_value(c, gt_f32_from_bits(a), m >> sh, r);
-			} else {
-				cm = (m >> sh) + (fin & ((gt_rng_u64(r) >> (64 - sh)) < (m & lmask)));
-				cm = fin && cm > cmax ? cmax : cm;
-			}
-			out[i] = (uint64_t)(u >> 31) << (k - 1) | cm;
-		}
-	}
+	if (c->stochastic && (c->s || c->grid == TFP_F16))
+		codes_f32_sr(c, src, cnt, r);
+	else
+		trunc_isa(c, src, cnt);
 }
 
 /* Codes of @cnt f16, bf16 or f64 values (their own pattern). */
@@ -356,145 +599,58 @@ static void unpack(struct gt_bitr *r, uint64_t *codes, size_t cnt, unsigned k)
 	}
 }
 
-/*
- * The f32 hot loops: truncation codes @G at a time straight into the
- * register writer (G constant, so the inner loop unrolls), while 8 bytes
- * of room are left; returns how many values were coded.
- */
-#define TFP_ENC_LOOP(G, CODE)                                                 \
-	for (; i + (G) <= n && w->end - f.ptr >= 8; i += (G)) {               \
-		uint64_t word = 0;                                            \
-		for (unsigned j = 0; j < (G); j++) {                          \
-			uint32_t u;                                           \
-			memcpy(&u, in + 4 * (i + j), 4);                      \
-			word |= (uint64_t)(CODE) << (j * k);                  \
-		}                                                             \
-		gt_bitw_fast_put(&f, word, (G) * k);                          \
-	}
-#define TFP_ENC_G(CODE)                                                       \
-	do {                                                                  \
-		if (k <= 14)                                                  \
-			TFP_ENC_LOOP(4, CODE)                                 \
-		else if (k <= 28)                                             \
-			TFP_ENC_LOOP(2, CODE)                                 \
-		else                                                          \
-			TFP_ENC_LOOP(1, CODE)                                 \
-	} while (0)
-
-static size_t encode_f32_fast(const struct tfp_ctx *c, const unsigned char *in,
-			      size_t n, struct gt_bitw *w)
-{
-	const unsigned k = c->k, s = c->s, st = s + TFP_EXT;
-	const uint32_t quiet = s ? 0x400000u : 0;
-	struct gt_bitw_fast f = gt_bitw_fast_load(w);
-	size_t i = 0;
-
-	if (c->grid == TFP_NATIVE)
-		TFP_ENC_G((u | ((u & 0x7fffffffu) > 0x7f800000u ? quiet : 0)) >> s);
-	else
-		TFP_ENC_G((uint64_t)(u >> 31) << (k - 1) | ext16(u & 0x7fffffffu) >> st);
-	gt_bitw_fast_store(&f, w);
-	return i;
-}
-
 static int tfp_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		      void *dst, size_t dst_cap, size_t *dst_len_ret)
 {
 	struct tfp_ctx *c = tfp(ctx);
 	const unsigned char *in = src;
 	const unsigned width = gt_dtype_size(c->dt);
+	unsigned char *out = dst;
 	struct gt_bitw w;
 	struct gt_rng r;
 
 	if ((n * c->k + 7) / 8 > dst_cap)
 		return GT_ERR(DST_TOO_SMALL);
-	gt_bitw_init(&w, dst, dst_cap);
 	gt_rng_init(&r, c->seed, c->stream, c->pos);
-	if (c->dt == GT_DT_F32 && (!c->stochastic || (!c->s && c->grid == TFP_NATIVE))) {
-		const size_t done = encode_f32_fast(c, in, n, &w);
+	if (c->dt == GT_DT_F32) {
+		/* TFP_BATCH codes are a whole number of bytes */
+		for (size_t i = 0; i < n; i += TFP_BATCH) {
+			const size_t cnt = n - i < TFP_BATCH ? n - i : TFP_BATCH;
 
-		in += done * width;
-		n -= done;
+			codes_f32(c, in + i * width, cnt, &r);
+			gt_bitpack_isa(c->codes32, cnt, c->k, out + i / 8 * c->k, c->base.isa);
+		}
+		*dst_len_ret = (n * c->k + 7) / 8;
+		return 0;
 	}
+	gt_bitw_init(&w, dst, dst_cap);
 	for (size_t i = 0; i < n; i += TFP_BATCH) {
 		const size_t cnt = n - i < TFP_BATCH ? n - i : TFP_BATCH;
 
-		if (c->dt == GT_DT_F32)
-			codes_f32(c, in + i * width, cnt, &r);
-		else
-			codes_gen(c, in + i * width, cnt, &r);
+		codes_gen(c, in + i * width, cnt, &r);
 		pack(&w, c->codes, cnt, c->k);
 	}
 	return gt_bitw_close(&w, dst_len_ret);
 }
 
-/* The FP16-grid decode table: code -> f32 value. */
-static int make_lut(struct tfp_ctx *c)
+/* Values of @cnt codes into @out (f16, bf16, f64). */
+static void values_gen(const struct tfp_ctx *c, unsigned char *out, size_t cnt)
 {
-	const size_t len = (size_t)1 << c->k;
-
-	c->lut = malloc(len * sizeof(*c->lut));
-	if (!c->lut)
-		return GT_ERR(NOMEM);
-	for (size_t x = 0; x < len; x++)
-		c->lut[x] = gt_f16_to_f32((uint16_t)(x << c->s));
-	return 0;
+	for (size_t i = 0; i < cnt; i++)
+		gt_fp_store(out, c->dt, i, c->codes[i] << c->s);
 }
 
-/* Values of @cnt codes into @out (the chunk's output at this batch). */
-static void values(const struct tfp_ctx *c, unsigned char *out, size_t cnt)
+static int decode_f32(struct tfp_ctx *c, const unsigned char *src, float *dst, size_t n)
 {
-	if (c->grid == TFP_F16) {
-		for (size_t i = 0; i < cnt; i++)
-			memcpy(out + 4 * i, &c->lut[c->codes[i]], 4);
-	} else if (c->dt == GT_DT_F32) {
-		for (size_t i = 0; i < cnt; i++) {
-			const uint32_t u = (uint32_t)(c->codes[i] << c->s);
+	int rc = 0;
 
-			memcpy(out + 4 * i, &u, 4);
-		}
-	} else {
-		for (size_t i = 0; i < cnt; i++)
-			gt_fp_store(out, c->dt, i, c->codes[i] << c->s);
+	for (size_t i = 0; i < n && rc >= 0; i += TFP_BATCH) {
+		const size_t cnt = n - i < TFP_BATCH ? n - i : TFP_BATCH;
+
+		rc = gt_bitunpack_isa(src + i / 8 * c->k, cnt, c->k, c->codes32, c->base.isa);
+		values_isa(c, (unsigned char *)(dst + i), cnt);
 	}
-}
-
-/* f32 decode, G codes a refill (G k <= GT_BITR_MAX), straight to values. */
-#define TFP_DEC_LOOP(G, VALUE)                                                \
-	for (; i + (G) <= n; i += (G)) {                                      \
-		uint64_t acc;                                                 \
-		gt_bitr_refill(r);                                            \
-		acc = r->acc;                                                 \
-		for (unsigned j = 0; j < (G); j++) {                          \
-			const uint64_t code = acc >> (j * k) & mask;          \
-			VALUE;                                                \
-		}                                                             \
-		gt_bitr_consume(r, (G) * k);                                  \
-	}
-#define TFP_DEC_G(VALUE)                                                      \
-	do {                                                                  \
-		if (k <= 14)                                                  \
-			TFP_DEC_LOOP(4, VALUE)                                \
-		else if (k <= 28)                                             \
-			TFP_DEC_LOOP(2, VALUE)                                \
-		else                                                          \
-			TFP_DEC_LOOP(1, VALUE)                                \
-	} while (0)
-
-static size_t decode_f32_fast(const struct tfp_ctx *c, struct gt_bitr *r,
-			      float *out, size_t n)
-{
-	const unsigned k = c->k, s = c->s;
-	const uint64_t mask = (UINT64_C(1) << k) - 1;
-	const float *lut = c->lut;
-	size_t i = 0;
-
-	if (c->grid == TFP_F16) {
-		TFP_DEC_G(out[i + j] = lut[code]);
-	} else {
-		TFP_DEC_G(const uint32_t u = (uint32_t)(code << s); memcpy(&out[i + j], &u, 4));
-	}
-	return i;
+	return rc;
 }
 
 static int tfp_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
@@ -508,20 +664,14 @@ static int tfp_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 		return GT_ERR(TRUNCATED);
 	if ((n * c->k + 7) / 8 < src_len)
 		return GT_ERR(CORRUPT);
-	if (c->grid == TFP_F16 && !c->lut)
-		GT_TRY(make_lut(c));
+	if (c->dt == GT_DT_F32)
+		return decode_f32(c, src, dst, n);
 	gt_bitr_init(&r, src, src_len);
-	if (c->dt == GT_DT_F32) {
-		const size_t done = decode_f32_fast(c, &r, dst, n);
-
-		dst = (float *)dst + done;
-		n -= done;
-	}
 	for (size_t i = 0; i < n; i += TFP_BATCH) {
 		const size_t cnt = n - i < TFP_BATCH ? n - i : TFP_BATCH;
 
 		unpack(&r, c->codes, cnt, c->k);
-		values(c, (unsigned char *)dst + i * width, cnt);
+		values_gen(c, (unsigned char *)dst + i * width, cnt);
 	}
 	return gt_bitr_finish(&r);
 }

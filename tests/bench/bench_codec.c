@@ -14,7 +14,10 @@
 /*
  * usage: bench_codec [--repeat N] [--codec NAME[:opts]]... [--values N]
  *	[--zeros P] [--optim adam|momentum|...] [--wd X]
- *	FILE.f32|--synthetic|--trace FILE.h5
+ *	[--isa portable|avx2|avx512] FILE.f32|--synthetic|--trace FILE.h5
+ *
+ * --isa runs the codecs' hot loops (tfp, rangeq, fft's rangeq) with that
+ * instruction set (gt_codec_set_isa) instead of the best the CPU has.
  *
  * Codecs that need the optimizer context (gcomp) get it through
  * gt_codec_encode_aux(): --synthetic and FILE.f32 make a param and two
@@ -499,6 +502,8 @@ static int decompress_all(struct data *d, struct gctx *g)
 	return 0;
 }
 
+static enum gt_isa bench_isa; /* --isa, or gt_isa_best() */
+
 static int bench_gt(struct data *d, const char *spec, int reps, struct result *r)
 {
 	const struct gt_codec *codec;
@@ -512,11 +517,13 @@ static int bench_gt(struct data *d, const char *spec, int reps, struct result *r
 	if (gt_codec_spec_parse(spec, &codec, &p.opts, &dg) < 0 ||
 	    gt_codec_new(codec, &p, &g.dec, &dg) < 0)
 		goto bad;
+	gt_codec_set_isa(g.dec, bench_isa);
 	lossless = !!(gt_codec_flags(codec) & GT_CODEC_LOSSLESS);
 	for (int o = 0; o < d->noptim; o++) {
 		p.optim = gt_codec_flags(codec) & GT_CODEC_NEEDS_OPTIM ? &d->optim[o] : NULL;
 		if (gt_codec_new(codec, &p, &g.enc[o], &dg) < 0)
 			goto bad;
+		gt_codec_set_isa(g.enc[o], bench_isa);
 	}
 	g.meta = malloc(d->nblocks * sizeof(*g.meta));
 	g.mlen = calloc(d->nblocks, sizeof(*g.mlen));
@@ -592,12 +599,13 @@ static void print_result(const struct result *r, const struct result *z)
 static int usage(void)
 {
 	fprintf(stderr, "usage: bench_codec [--repeat N] [--codec NAME[:opts]]... [--values N] "
-			"[--zeros P] [--optim NAME] [--wd X] FILE.f32|--synthetic|--trace FILE.h5\n");
+			"[--zeros P] [--optim NAME] [--wd X] [--isa portable|avx2|avx512] "
+			"FILE.f32|--synthetic|--trace FILE.h5\n");
 	return 2;
 }
 
 struct args {
-	const char *codecs[MAX_CODECS], *input, *optim;
+	const char *codecs[MAX_CODECS], *input, *optim, *isa;
 	int ncodec, reps, trace;
 	size_t values;
 	double zeros, wd;
@@ -638,6 +646,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 				return -1;
 		} else if (!strcmp(o, "--optim") && v) {
 			a->optim = argv[++i];
+		} else if (!strcmp(o, "--isa") && v) {
+			a->isa = argv[++i];
 		} else if (!strcmp(o, "--trace") && v && !a->input) {
 			a->input = argv[++i];
 			a->trace = 1;
@@ -682,6 +692,18 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a) < 0 || make_optim(&a, &o) < 0)
 		return usage();
+	bench_isa = gt_isa_best();
+	if (a.isa) {
+		int isa = GT_ISA_PORTABLE;
+
+		while (isa <= GT_ISA_LAST && strcmp(gt_isa_name((enum gt_isa)isa), a.isa))
+			isa++;
+		if (isa > GT_ISA_LAST || !gt_isa_usable((enum gt_isa)isa)) {
+			fprintf(stderr, "bench_codec: --isa %s: not one this CPU runs\n", a.isa);
+			return 2;
+		}
+		bench_isa = (enum gt_isa)isa;
+	}
 	if (a.trace) {
 		if (load_trace(&d, a.input, a.values ? a.values : (size_t)1 << 24) < 0)
 			return 1;
@@ -707,9 +729,10 @@ int main(int argc, char **argv)
 	}
 	printf("%s: ", a.input);
 	print_bound(&d);
-	printf("optimizer %s (%d steps), weight_decay %g; median of %d, one thread; "
+	printf("optimizer %s (%d steps), weight_decay %g; median of %d, one thread, %s loops; "
 	       "MB/s = 10^6 original bytes/s; x = median / zstd-3 median\n",
-	       gt_optim_name(d.optim[0].kind), d.noptim, d.optim[0].weight_decay, a.reps);
+	       gt_optim_name(d.optim[0].kind), d.noptim, d.optim[0].weight_decay, a.reps,
+	       gt_isa_name(bench_isa));
 	printf("%-28s %6s  %-32s  %-32s\n", "codec", "ratio", "compress MB/s (min-max)",
 	       "decompress MB/s (min-max)");
 	print_result(&zr, &zr);

@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "../../lib/gt_rangeq.h"
+#include "../../lib/gt_bitio.h"
 
 /* The signed rank of a code: 0, 1..P, -1..-(2^N - 1 - P). */
 static long rank(const struct gt_rangeq *q, uint32_t code)
@@ -185,6 +186,117 @@ static void test_load(void)
 	CHECK(finite);
 }
 
+/* A value with any bit pattern, or a gradient-like one, or a special. */
+static float any_value(void)
+{
+	static const uint32_t edge[] = { 0x7fc00000u, 0xffa00001u, 0x7f800000u, 0xff800000u,
+					 0, 0x80000000u, 1, 0x807fffffu, 0x7f7fffffu };
+	const uint64_t z = check_rand();
+
+	if (z % 8 == 0)
+		return gt_f32_from_bits(edge[(z >> 8) % 9]);
+	if (z % 8 < 5)
+		return gt_f32_from_bits(((uint32_t)(z >> 32) & 0x80ffffffu) |
+					(uint32_t)(100 + (z >> 24) % 30) << 23);
+	return gt_f32_from_bits((uint32_t)(z >> 32));
+}
+
+/*
+ * The vectorized loops of pack and unpack against the inline
+ * gt_rangeq_code() and gt_rangeq_value(), code by code through gt_bitio:
+ * fitted parameters (any range, any m) and accepted hostile headers, on
+ * any values and on every code 0 .. 2^N - 1; and the range against a
+ * loop here.  For each instruction set this CPU runs.
+ */
+static void pack_vs_inline_isa(enum gt_isa isa)
+{
+	enum { N_X = 2500 };
+	static float x[N_X], y[1u << 16];
+	static unsigned char buf[1u << 17];
+	int same = 1;
+
+	for (int t = 0; t < 300; t++) {
+		const unsigned N = 2 + (unsigned)(check_rand() % 15);
+		const unsigned m = 1 + (unsigned)(check_rand() % 23);
+		const size_t n = (size_t)(check_rand() % N_X), ncodes = (size_t)1 << N;
+		struct gt_rangeq q;
+		struct gt_bitr r;
+		struct gt_bitw w;
+		size_t len;
+
+		if (t % 2) {
+			unsigned char h[GT_RANGEQ_HDR];
+
+			for (int b = 0; b < GT_RANGEQ_HDR; b++)
+				h[b] = (unsigned char)check_rand();
+			h[0] = (unsigned char)m;
+			h[3] = h[4] = 0; /* pbase < 2^16: most headers load */
+			h[7] = h[8] = 0;
+			if (gt_rangeq_load(&q, N, h) < 0)
+				continue;
+		} else {
+			const uint32_t pos = gt_f32_bits(fabsf(any_value())) % 0x7f800000u;
+			const uint32_t neg = t % 3 ? gt_f32_bits(fabsf(any_value())) % 0x7f800000u : 0;
+
+			CHECK_RC(gt_rangeq_fit(&q, N, m, pos, neg), 0);
+		}
+		q.isa = isa;
+		for (size_t i = 0; i < n; i++)
+			x[i] = any_value();
+		CHECK_RC(gt_rangeq_pack(&q, x, n, buf, sizeof(buf), &len), 0);
+		gt_bitr_init(&r, buf, len);
+		for (size_t i = 0; i < n; i++)
+			same &= gt_bitr_get(&r, N) == gt_rangeq_code(&q, x[i]);
+		gt_bitw_init(&w, buf, sizeof(buf));
+		for (size_t i = 0; i < ncodes; i++) {
+			gt_bitw_put(&w, i, N);
+			gt_bitw_flush(&w);
+		}
+		CHECK_RC(gt_bitw_close(&w, &len), 0);
+		CHECK_RC(gt_rangeq_unpack(&q, buf, len, y, ncodes), 0);
+		for (size_t i = 0; i < ncodes; i++)
+			same &= gt_f32_bits(y[i]) == gt_f32_bits(gt_rangeq_value(&q, (uint32_t)i));
+	}
+	CHECK(same);
+}
+
+/* The range: largest finite positive and negative magnitude, one by one. */
+static void range_isa(enum gt_isa isa)
+{
+	static float x[3000];
+	int same = 1;
+
+	for (int t = 0; t < 200; t++) {
+		const size_t n = (size_t)(check_rand() % 3000);
+		uint32_t p = 0, q = 0, pr, qr;
+
+		for (size_t i = 0; i < n; i++) {
+			const uint32_t u = gt_f32_bits(x[i] = any_value()), a = u & 0x7fffffffu;
+
+			if (a < 0x7f800000u && u >> 31)
+				q = a > q ? a : q;
+			else if (a < 0x7f800000u)
+				p = a > p ? a : p;
+		}
+		gt_rangeq_range_isa(x, n, isa, &pr, &qr);
+		same &= pr == p && qr == q;
+	}
+	CHECK(same);
+}
+
+static void test_pack_vs_inline(void)
+{
+	for (int isa = GT_ISA_PORTABLE; isa <= GT_ISA_LAST; isa++) {
+		if (!gt_isa_usable((enum gt_isa)isa)) {
+			printf("  rangeq loops: %s not run (not on this CPU)\n",
+			       gt_isa_name((enum gt_isa)isa));
+			continue;
+		}
+		pack_vs_inline_isa((enum gt_isa)isa);
+		range_isa((enum gt_isa)isa);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
@@ -193,5 +305,6 @@ int main(int argc, char **argv)
 	RUN(test_monotone_clamp);
 	RUN(test_pack);
 	RUN(test_load);
+	RUN(test_pack_vs_inline);
 	return check_done("test_rangeq");
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "gcomp_impl.h"
+#include "gcomp_simd.h"
 #include "../banned.h"
 
 /*
@@ -130,6 +131,26 @@ static int parse_name(const struct gt_kv *kv, const char *const *names, int n,
 			   kv->key, kv->val, expect);
 }
 
+/*
+ * isa=auto|scalar|avx512: the encoder's kernels (gcomp_simd.h); the bytes
+ * are the same, so the option is not part of the canonical form.  auto
+ * (the default) takes the best the CPU runs.
+ */
+static int parse_isa(struct gc_ctx *c, const struct gt_kv *kv, struct gt_diag *d)
+{
+	static const char *const names[] = { "scalar", "avx512", "auto" };
+	int isa = 2;
+
+	GT_TRY(parse_name(kv, names, 3, "auto, scalar or avx512", &isa, d));
+	if (isa == 2)
+		isa = (int)gc_isa_detect();
+	else if (isa == GC_ISA_AVX512 && gc_isa_detect() != GC_ISA_AVX512)
+		return gt_diag_set(d, GT_ERR(UNSUPPORTED),
+				   "codec gcomp: isa avx512: this CPU does not run it");
+	c->isa = isa;
+	return 0;
+}
+
 static int parse_opts(struct gc_ctx *c, const struct gt_kv *kv, size_t nkv,
 		      struct gt_diag *d)
 {
@@ -151,6 +172,8 @@ static int parse_opts(struct gc_ctx *c, const struct gt_kv *kv, size_t nkv,
 			GT_TRY(gt_kv_int(&kv[i], "gcomp", -64, 64, &margin, d));
 		else if (!strcmp(kv[i].key, "levels"))
 			GT_TRY(parse_levels(kv[i].val, c->mb, c->lev, d));
+		else if (!strcmp(kv[i].key, "isa"))
+			GT_TRY(parse_isa(c, &kv[i], d));
 		else
 			return gt_kv_unknown(&kv[i], "gcomp", d);
 	}
@@ -197,6 +220,7 @@ static int gc_new(const struct gt_codec_params *p, const struct gt_kv *kv,
 	c->mb = gt_dtype_man_bits(p->dtype);
 	c->width = gt_dtype_size(p->dtype);
 	default_levels(p->dtype, c->lev);
+	c->isa = (int)gc_isa_detect();
 	rc = parse_opts(c, kv, nkv, d);
 	if (rc == 0 && p->optim) {
 		rc = gt_optim_check(p->optim, "codec gcomp", d);
@@ -438,12 +462,6 @@ static const float *grads_f32(struct gc_ctx *c, const void *src, size_t n)
  */
 #define GC_DSLICE 512
 
-struct gc_dplan {
-	enum gt_optim_kind kind;
-	int first, quot; /* momentum without buffer; Q term with λ != 0 */
-	double K, lam, a1, a2, a3, a4, eps, bc1, bc2, t1, t2, t3;
-};
-
 static int dplan_init(struct gc_dplan *q, const struct gc_ctx *c,
 		      const struct gt_codec_aux *aux)
 {
@@ -465,6 +483,7 @@ static int dplan_init(struct gc_dplan *q, const struct gc_ctx *c,
 	q->first = ns < 1 || !aux->state[0];
 	q->quot = o->kind != GT_OPT_ADAMW && o->kind != GT_OPT_NESTEROV &&
 		  (lam > 0 || lam < 0);
+	q->qz = !q->quot && o->kind != GT_OPT_ADAMW && o->kind != GT_OPT_NESTEROV;
 	switch (o->kind) {
 	case GT_OPT_MOMENTUM:
 		q->K = q->first ? eta : eta * (1 - o->dampening);
@@ -645,7 +664,7 @@ static void delta_levels(const struct gc_dplan *q, size_t n, const float *restri
 {
 	double num[GC_DSLICE], den[GC_DSLICE];
 	const double K = q->K, lam = q->lam, t1 = q->t1, t2 = q->t2, t3 = q->t3;
-	const int qz = !q->quot && q->kind != GT_OPT_ADAMW && q->kind != GT_OPT_NESTEROV;
+	const int qz = q->qz;
 
 	delta_num(q, n, gv, pv, s0v, s1v, num);
 	if (q->quot) {
@@ -665,6 +684,29 @@ static void delta_levels(const struct gc_dplan *q, size_t n, const float *restri
 }
 
 static uint64_t count_part(struct gc_ctx *c, size_t i0, size_t stop, uint64_t *cnt);
+static inline uint32_t sym32(uint32_t u, uint32_t zt);
+
+/* gc_avx512_levels() on the chunk: the values it did (a multiple of 16),
+ * their carriers added to @cnt; *@bad: a symbol without a code. */
+static size_t levels_avx512(const struct gc_ctx *c, const struct gc_dplan *q,
+			    const float *g, size_t n, const struct gt_codec_aux *aux,
+			    const float *s0, const float *s1, uint64_t *cnt, int *bad)
+{
+	const uint32_t zt = c->mode != GC_SINGLE && c->mode != GC_MULTI;
+	uint32_t badmap[16];
+	struct gc_lparams lp;
+
+	memset(badmap, 0, sizeof(badmap));
+	for (unsigned s = 0; s <= GT_HUFF_NZERO(8); s++)
+		badmap[s / 32] |= (uint32_t)(c->enc[s] >> 41 & 1) << (s % 32);
+	lp.cv = (const void *)c->cv;
+	lp.zt = zt;
+	lp.zl = c->mode == GC_PRUNE ? 0 : 3;
+	lp.zc[0] = (uint32_t)(c->enc[sym32(0, zt)] >> 40 & 1);
+	lp.zc[1] = (uint32_t)(c->enc[sym32(0x80000000u, zt)] >> 40 & 1);
+	lp.badmap = badmap;
+	return gc_avx512_levels(q, &lp, n, g, aux->param, s0, s1, c->lv, cnt, bad);
+}
 
 /* f32 full and multi-quant: c->lv by delta_levels() and the carriers per
  * level into @cnt (count_levels()), a slice at a time while it is in L1;
@@ -678,9 +720,15 @@ static int levels_f32(struct gc_ctx *c, const struct gc_dplan *q, const float *g
 	const float *const s1 = ns >= 2 ? aux->state[1] : NULL;
 	uint8_t *const lv = c->lv;
 	uint64_t bad = 0;
+	size_t i0 = 0;
+	int vbad = 0;
 
 	cnt[0] = cnt[1] = cnt[2] = cnt[3] = 0;
-	for (size_t i = 0; i < n; i += GC_DSLICE) {
+	if (c->isa == GC_ISA_AVX512)
+		i0 = levels_avx512(c, q, g, n, aux, s0, s1, cnt, &vbad);
+	if (vbad)
+		return GT_ERR(INVAL);
+	for (size_t i = i0; i < n; i += GC_DSLICE) {
 		const size_t k = n - i < GC_DSLICE ? n - i : GC_DSLICE;
 
 		delta_levels(q, k, g + i, aux->param + i, s0 ? s0 + i : zeros,
@@ -1062,6 +1110,29 @@ static size_t enc_f32(const struct gc_ctx *c, size_t i, size_t n,
 	return i;
 }
 
+/* gc_avx512_encode() from value @i on; returns where it stopped. */
+static size_t enc_avx512(const struct gc_ctx *c, size_t i, size_t n, struct gc_writers *w)
+{
+	const uint32_t zt = (uint32_t)zero_tokens(c);
+	unsigned sh[4], wd[4];
+	struct gt_bitw_fast cw, mw, lw;
+
+	for (int l = 0; l < 4; l++) {
+		sh[l] = c->lev[l];
+		wd[l] = 24 - c->lev[l];
+	}
+	cw = gt_bitw_fast_load(&w->cw);
+	mw = gt_bitw_fast_load(&w->mw);
+	lw = gt_bitw_fast_load(&w->lw);
+	i = gc_avx512_encode(c->enc, (const void *)c->cv, c->lv, i, n, zt, c->runs && zt,
+			     c->mode != GC_PRUNE, sh, wd, &cw, w->cw.end, &mw, w->mw.end,
+			     &lw, w->lw.end);
+	gt_bitw_fast_store(&cw, &w->cw);
+	gt_bitw_fast_store(&mw, &w->mw);
+	gt_bitw_fast_store(&lw, &w->lw);
+	return i;
+}
+
 static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 			const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
 			size_t *dst_len_ret)
@@ -1097,6 +1168,8 @@ static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 	gt_bitw_init(&w.cw, out + hlen + lbytes + mbytes, dst_cap - hlen - lbytes - mbytes);
 	for (size_t i = 0; i < n;) {
 		if (c->dt == GT_DT_F32) {
+			if (c->isa == GC_ISA_AVX512)
+				i = enc_avx512(c, i, n, &w);
 			i = enc_f32(c, i, n, &w);
 			if (i < n)
 				i = enc_values(c, i, i + 1, n, &w);

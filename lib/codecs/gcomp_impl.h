@@ -19,6 +19,7 @@ struct gc_ctx {
 	unsigned maxlen;
 	enum gt_huff_method method;
 	enum gc_mode mode;
+	int isa; /* enum gc_isa (gcomp_simd.h): the encoder's kernels */
 	unsigned lev[4];
 	long margin;
 	double thr[4]; /* 2^(lev[l] + margin) */

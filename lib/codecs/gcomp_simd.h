@@ -1,0 +1,74 @@
+/* gcomp_simd.h - gcomp's vector encoder kernels (x86-64 AVX-512), internal */
+#ifndef GT_GCOMP_SIMD_H
+#define GT_GCOMP_SIMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../gt_bitio.h"
+#include "../gt_optim.h"
+
+/*
+ * The encoder's instruction sets: GC_ISA_SCALAR is the portable C of
+ * gcomp.c (the reference); GC_ISA_AVX512 runs the kernels below.  Both
+ * give the same bytes: the kernels do the same IEEE operations in the
+ * same order (double, no contraction) and only reorganize the loops.
+ */
+enum gc_isa { GC_ISA_SCALAR = 0, GC_ISA_AVX512 = 1 };
+
+/* The best instruction set this CPU runs (GC_ISA_SCALAR off x86-64). */
+enum gc_isa gc_isa_detect(void);
+
+/*
+ * δ of f32 values, factored for the level test (gcomp.c, above
+ * dplan_init, says how): per value N from θ, g and the states by the
+ * operations of delta_one() in gt_optim.c; then either |N/(K g) − λθ/g|
+ * (@quot) or |N (+ θ − θ when @qz)| against |K g| times the thresholds.
+ */
+struct gc_dplan {
+	enum gt_optim_kind kind;
+	int first, quot, qz; /* momentum without buffer; Q term; θ − θ */
+	double K, lam, a1, a2, a3, a4, eps, bc1, bc2, t1, t2, t3;
+};
+
+/*
+ * What the level kernel needs beyond δ: @cv the values as coded (f32
+ * bits, subnormals flushed in the pruning modes), @zt whether ±0.0 has
+ * its ZERO/NZERO token, @zl the level of a ±0.0, @zc[s] whether a ±0.0 of
+ * sign s carries a word, @badmap a 512-bit map (16 words) of the symbols
+ * without a code (bit s of word s / 32).
+ */
+struct gc_lparams {
+	const uint32_t *cv;
+	uint32_t zt, zl, zc[2];
+	const uint32_t *badmap;
+};
+
+/*
+ * gc_avx512_levels - levels of values [0, k) with k = @n rounded down to
+ * 16: lv[i] as gcomp.c's levels_f32() sets it (δ level; 0 for a g with
+ * exponent 0 or all ones; @lp->zl for a coded ±0.0), carriers per level
+ * added to @cnt.  @s0, @s1 may be NULL (read as zeros).
+ * @return k; *@bad_ret gets 1 when a value's symbol has no code.
+ */
+size_t gc_avx512_levels(const struct gc_dplan *q, const struct gc_lparams *lp,
+			size_t n, const float *g, const float *p, const float *s0,
+			const float *s1, uint8_t *lv, uint64_t *cnt, int *bad_ret);
+
+/*
+ * gc_avx512_encode - tokens, levels and words of f32 values from @i on,
+ * eight at a time, while @n - i >= 16, each writer has 64 bytes of room
+ * before its end (@cend, @mend, @lend) and no RUN (@runs) may start in
+ * the next eight values; the same bits as gcomp.c's enc_quad().  @enc:
+ * the per-symbol codes (gc_ctx.enc), @sh/@wd the dropped bits and word
+ * width per level, @lstream whether levels are written.
+ * @return where it stopped.
+ */
+size_t gc_avx512_encode(const uint64_t *enc, const uint32_t *cv, const uint8_t *lv,
+			size_t i, size_t n, uint32_t zt, int runs, int lstream,
+			const unsigned *sh, const unsigned *wd, struct gt_bitw_fast *cw,
+			const unsigned char *cend, struct gt_bitw_fast *mw,
+			const unsigned char *mend, struct gt_bitw_fast *lw,
+			const unsigned char *lend);
+
+#endif

@@ -1,0 +1,324 @@
+/* gcomp_x86.c - gcomp's AVX-512 encoder kernels: levels by δ, tokens */
+
+/* δ must round as gt_optim_delta() rounds: no contraction into FMAs */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GC_X86
+#include <immintrin.h>
+#endif
+
+#include "gcomp_simd.h"
+#include "../banned.h"
+
+/*
+ * Both kernels reorganize loops of gcomp.c and nothing else: the level
+ * kernel evaluates δ's N with the same double operations in the same
+ * order, eight lanes at a time (an IEEE operation rounds the same in a
+ * vector lane), and fuses the exponent fix-ups and the carrier count of
+ * count_part(); the token kernel writes the same bit sequence as
+ * enc_quad(), in pairs merged in vector lanes.  test_gcomp.c compares
+ * their bytes with the scalar path's (isa=scalar).
+ */
+
+#ifdef GC_X86
+
+#define GC_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,bmi2,popcnt")))
+#define GC_INLINE static inline __attribute__((always_inline)) GC_TARGET
+
+enum gc_isa gc_isa_detect(void)
+{
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+	    __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+	    __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt"))
+		return GC_ISA_AVX512;
+	return GC_ISA_SCALAR;
+}
+
+#define B(x) _mm512_set1_pd(x)
+
+/* N of eight values, as delta_num() in gcomp.c (the same expressions). */
+GC_INLINE __m512d num8(const struct gc_dplan *q, enum gt_optim_kind kind, __m512d g,
+		       __m512d th, __m512d s0, __m512d s1)
+{
+	__m512d d, x;
+
+	switch (kind) {
+	case GT_OPT_MOMENTUM:
+		return q->first ? th : _mm512_sub_pd(th, _mm512_mul_pd(B(q->a1), s0));
+	case GT_OPT_NESTEROV:
+		return _mm512_sub_pd(_mm512_mul_pd(B(q->a1), th), _mm512_mul_pd(B(q->a2), s0));
+	case GT_OPT_ADAGRAD: /* s0 + d d */
+		d = _mm512_add_pd(g, _mm512_mul_pd(B(q->lam), th));
+		x = _mm512_add_pd(s0, _mm512_mul_pd(d, d));
+		return _mm512_mul_pd(th, _mm512_add_pd(_mm512_sqrt_pd(x), B(q->eps)));
+	case GT_OPT_RMSPROP: /* a1 s0 + (a2 d) d */
+		d = _mm512_add_pd(g, _mm512_mul_pd(B(q->lam), th));
+		x = _mm512_add_pd(_mm512_mul_pd(B(q->a1), s0),
+				  _mm512_mul_pd(_mm512_mul_pd(B(q->a2), d), d));
+		return _mm512_mul_pd(th, _mm512_add_pd(_mm512_sqrt_pd(x), B(q->eps)));
+	case GT_OPT_ADAM: /* (a1 s1 + (a2 d) d) / bc2; (θ (r + ε)) bc1 − a3 s0 */
+		d = _mm512_add_pd(g, _mm512_mul_pd(B(q->lam), th));
+		x = _mm512_div_pd(_mm512_add_pd(_mm512_mul_pd(B(q->a1), s1),
+						_mm512_mul_pd(_mm512_mul_pd(B(q->a2), d), d)),
+				  B(q->bc2));
+		x = _mm512_mul_pd(th, _mm512_add_pd(_mm512_sqrt_pd(x), B(q->eps)));
+		return _mm512_sub_pd(_mm512_mul_pd(x, B(q->bc1)), _mm512_mul_pd(B(q->a3), s0));
+	case GT_OPT_ADAMW: /* (a1 s1 + (a2 g) g) / bc2; ((θ a4)(r + ε)) bc1 − a3 s0 */
+		x = _mm512_div_pd(_mm512_add_pd(_mm512_mul_pd(B(q->a1), s1),
+						_mm512_mul_pd(_mm512_mul_pd(B(q->a2), g), g)),
+				  B(q->bc2));
+		x = _mm512_mul_pd(_mm512_mul_pd(th, B(q->a4)),
+				  _mm512_add_pd(_mm512_sqrt_pd(x), B(q->eps)));
+		return _mm512_sub_pd(_mm512_mul_pd(x, B(q->bc1)), _mm512_mul_pd(B(q->a3), s0));
+	case GT_OPT_SGD:
+	case GT_OPT_NONE:
+		break;
+	}
+	return th;
+}
+
+/* Level masks (a > b t_k) of eight values, as delta_levels(): bit k-1 of
+ * byte k-1 of the result is lane's test against t_k. */
+GC_INLINE uint32_t lev8(const struct gc_dplan *q, enum gt_optim_kind kind,
+			const float *g, const float *p, const float *s0, const float *s1)
+{
+	const __m512d gv = _mm512_cvtps_pd(_mm256_loadu_ps(g));
+	const __m512d th = _mm512_cvtps_pd(_mm256_loadu_ps(p));
+	const __m512d z = _mm512_setzero_pd();
+	const __m512d a0 = s0 ? _mm512_cvtps_pd(_mm256_loadu_ps(s0)) : z;
+	const __m512d a1 = s1 ? _mm512_cvtps_pd(_mm256_loadu_ps(s1)) : z;
+	__m512d num = num8(q, kind, gv, th, a0, a1), a, b;
+	__mmask8 m1, m2, m3;
+
+	if (q->quot) {
+		/* |N/(K g) − (λθ)/g| against 1 t_k = t_k */
+		a = _mm512_sub_pd(_mm512_div_pd(num, _mm512_mul_pd(B(q->K), gv)),
+				  _mm512_div_pd(_mm512_mul_pd(B(q->lam), th), gv));
+		a = _mm512_abs_pd(a);
+		m1 = _mm512_cmp_pd_mask(a, B(q->t1), _CMP_GT_OQ);
+		m2 = _mm512_cmp_pd_mask(a, B(q->t2), _CMP_GT_OQ);
+		m3 = _mm512_cmp_pd_mask(a, B(q->t3), _CMP_GT_OQ);
+	} else {
+		if (q->qz)
+			num = _mm512_add_pd(num, _mm512_sub_pd(th, th));
+		a = _mm512_abs_pd(num);
+		b = _mm512_abs_pd(_mm512_mul_pd(gv, B(q->K)));
+		m1 = _mm512_cmp_pd_mask(a, _mm512_mul_pd(b, B(q->t1)), _CMP_GT_OQ);
+		m2 = _mm512_cmp_pd_mask(a, _mm512_mul_pd(b, B(q->t2)), _CMP_GT_OQ);
+		m3 = _mm512_cmp_pd_mask(a, _mm512_mul_pd(b, B(q->t3)), _CMP_GT_OQ);
+	}
+	return (uint32_t)m1 | (uint32_t)m2 << 8 | (uint32_t)m3 << 16;
+}
+
+/* Levels and carrier counts of sixteen values at @i (see the header). */
+GC_INLINE void lev16(const struct gc_dplan *q, enum gt_optim_kind kind,
+		     const struct gc_lparams *lp, size_t i, const float *g, const float *p,
+		     const float *s0, const float *s1, uint8_t *lv, uint64_t *cnt,
+		     __m512i *bad)
+{
+	const uint32_t lo = lev8(q, kind, g + i, p + i, s0 ? s0 + i : NULL,
+				 s1 ? s1 + i : NULL);
+	const uint32_t hi = lev8(q, kind, g + i + 8, p + i + 8, s0 ? s0 + i + 8 : NULL,
+				 s1 ? s1 + i + 8 : NULL);
+	const __m512i ff = _mm512_set1_epi32(0xff), zero = _mm512_setzero_si512();
+	const __m512i e = _mm512_and_si512(_mm512_srli_epi32(_mm512_loadu_si512(g + i), 23), ff);
+	const __m512i cu = _mm512_loadu_si512(lp->cv + i);
+	const __mmask16 zm = _mm512_cmpeq_epi32_mask(_mm512_slli_epi32(cu, 1), zero);
+	const __mmask16 zp = _mm512_cmpeq_epi32_mask(cu, zero);
+	const __mmask16 v = _mm512_cmpneq_epi32_mask(e, zero) & _mm512_cmpneq_epi32_mask(e, ff) &
+			    (__mmask16)~zm;
+	const __mmask16 zl1 = lp->zl >= 1 ? zm : 0, zl2 = lp->zl >= 2 ? zm : 0;
+	const __mmask16 zl3 = lp->zl >= 3 ? zm : 0;
+	const __mmask16 carry = (__mmask16)(~zm | (lp->zc[0] ? zp : 0) |
+					    (lp->zc[1] ? zm & ~zp : 0));
+	const __m128i one = _mm_set1_epi8(1);
+	__m512i sym = _mm512_and_si512(_mm512_srli_epi32(cu, 23), ff), w;
+	__m128i l;
+
+	l = _mm_maskz_mov_epi8((__mmask16)(((lo & 0xff) | (hi & 0xff) << 8) & v) | zl1, one);
+	l = _mm_add_epi8(l, _mm_maskz_mov_epi8((__mmask16)(((lo >> 8 & 0xff) | (hi & 0xff00)) & v) |
+						       zl2, one));
+	l = _mm_add_epi8(l, _mm_maskz_mov_epi8((__mmask16)(((lo >> 16 & 0xff) | (hi >> 8 & 0xff00)) &
+							   v) | zl3, one));
+	_mm_storeu_si128((__m128i *)(void *)(lv + i), l);
+	for (int k = 0; k < 4; k++)
+		cnt[k] += (uint64_t)__builtin_popcount(
+			_mm_cmpeq_epi8_mask(l, _mm_set1_epi8((char)k)) & carry);
+	/* the symbol's entry in the map of symbols without a code */
+	if (lp->zt)
+		sym = _mm512_mask_or_epi32(sym, zm, sym,
+					   _mm512_add_epi32(_mm512_set1_epi32(256),
+							    _mm512_srli_epi32(cu, 31)));
+	w = _mm512_permutexvar_epi32(_mm512_srli_epi32(sym, 5), _mm512_loadu_si512(lp->badmap));
+	*bad = _mm512_or_si512(*bad, _mm512_srlv_epi32(w, _mm512_and_si512(sym, _mm512_set1_epi32(31))));
+}
+
+GC_INLINE size_t levels_kind(const struct gc_dplan *q, enum gt_optim_kind kind,
+			     const struct gc_lparams *lp, size_t n, const float *g,
+			     const float *p, const float *s0, const float *s1, uint8_t *lv,
+			     uint64_t *cnt, int *bad_ret)
+{
+	__m512i bad = _mm512_setzero_si512();
+	uint64_t k[4] = { 0, 0, 0, 0 };
+	size_t i = 0;
+
+	for (; i + 16 <= n; i += 16)
+		lev16(q, kind, lp, i, g, p, s0, s1, lv, k, &bad);
+	for (int l = 0; l < 4; l++)
+		cnt[l] += k[l];
+	*bad_ret = _mm512_test_epi32_mask(bad, _mm512_set1_epi32(1)) != 0;
+	return i;
+}
+
+GC_TARGET size_t gc_avx512_levels(const struct gc_dplan *q, const struct gc_lparams *lp,
+				  size_t n, const float *g, const float *p, const float *s0,
+				  const float *s1, uint8_t *lv, uint64_t *cnt, int *bad_ret)
+{
+	switch (q->kind) {
+	case GT_OPT_MOMENTUM:
+		return levels_kind(q, GT_OPT_MOMENTUM, lp, n, g, p, s0, s1, lv, cnt, bad_ret);
+	case GT_OPT_NESTEROV:
+		return levels_kind(q, GT_OPT_NESTEROV, lp, n, g, p, s0, s1, lv, cnt, bad_ret);
+	case GT_OPT_ADAGRAD:
+		return levels_kind(q, GT_OPT_ADAGRAD, lp, n, g, p, s0, s1, lv, cnt, bad_ret);
+	case GT_OPT_RMSPROP:
+		return levels_kind(q, GT_OPT_RMSPROP, lp, n, g, p, s0, s1, lv, cnt, bad_ret);
+	case GT_OPT_ADAM:
+		return levels_kind(q, GT_OPT_ADAM, lp, n, g, p, s0, s1, lv, cnt, bad_ret);
+	case GT_OPT_ADAMW:
+		return levels_kind(q, GT_OPT_ADAMW, lp, n, g, p, s0, s1, lv, cnt, bad_ret);
+	case GT_OPT_SGD:
+	case GT_OPT_NONE:
+		break;
+	}
+	return levels_kind(q, GT_OPT_SGD, lp, n, g, p, s0, s1, lv, cnt, bad_ret);
+}
+
+/* Swap the two 64-bit lanes of each 128-bit lane. */
+#define SWAP64(x) _mm512_shuffle_epi32((x), _MM_PERM_BADC)
+
+/* One group of eight values at @i: four pair puts of codes and of words,
+ * one put of the carriers' levels. */
+GC_INLINE void enc8(const uint64_t *enc, const uint32_t *cv, const uint8_t *lv, size_t i,
+		    uint32_t zt, int lstream, __m512i shv, __m512i wdv, struct gt_bitw_fast *cw,
+		    struct gt_bitw_fast *mw, struct gt_bitw_fast *lw)
+{
+	const __m256i u = _mm256_loadu_si256((const __m256i *)(const void *)(cv + i));
+	const __m256i ex = _mm256_and_si256(_mm256_srli_epi32(u, 23), _mm256_set1_epi32(0xff));
+	const __mmask8 zm = zt ? _mm256_cmpeq_epi32_mask(_mm256_slli_epi32(u, 1),
+							 _mm256_setzero_si256()) : 0;
+	const __m256i sym = _mm256_mask_or_epi32(ex, zm, ex,
+						 _mm256_add_epi32(_mm256_set1_epi32(256),
+								  _mm256_srli_epi32(u, 31)));
+	const __m512i e = _mm512_i32gather_epi64(sym, (const void *)enc, 8);
+	const __mmask8 mm = _mm512_test_epi64_mask(e, _mm512_set1_epi64(INT64_C(1) << 40));
+	const __m512i u64 = _mm512_cvtepu32_epi64(u);
+	uint64_t lb, cb[8], cl[8], wb[8], wl[8];
+	__m512i code = _mm512_and_si512(e, _mm512_set1_epi64(0xffffffff));
+	__m512i len = _mm512_and_si512(_mm512_srli_epi64(e, 32), _mm512_set1_epi64(0xff));
+	__m512i l, w, ww;
+
+	memcpy(&lb, lv + i, 8);
+	l = _mm512_cvtepu8_epi64(_mm_cvtsi64_si128((long long)lb));
+	/* the word: (sign << 23 | mantissa) >> dropped bits */
+	w = _mm512_or_si512(_mm512_slli_epi64(_mm512_srli_epi64(u64, 31), 23),
+			    _mm512_and_si512(u64, _mm512_set1_epi64(0x7fffff)));
+	w = _mm512_maskz_srlv_epi64(mm, w, _mm512_permutexvar_epi64(l, shv));
+	ww = _mm512_maskz_permutexvar_epi64(mm, l, wdv);
+	/* pairs: even lane | odd lane << even lane's width */
+	code = _mm512_or_si512(code, _mm512_sllv_epi64(SWAP64(code), len));
+	len = _mm512_add_epi64(len, SWAP64(len));
+	w = _mm512_or_si512(w, _mm512_sllv_epi64(SWAP64(w), ww));
+	ww = _mm512_add_epi64(ww, SWAP64(ww));
+	_mm512_storeu_si512(cb, code);
+	_mm512_storeu_si512(cl, len);
+	_mm512_storeu_si512(wb, w);
+	_mm512_storeu_si512(wl, ww);
+	for (int k = 0; k < 8; k += 2)
+		gt_bitw_fast_put(cw, cb[k], (unsigned)cl[k]);
+	if (lstream) {
+		/* 2-bit levels of all eight, then the carriers' alone */
+		const uint64_t all = _pext_u64(lb, UINT64_C(0x0303030303030303));
+		const uint64_t keep = _pdep_u64(mm, 0x5555) * 3;
+
+		gt_bitw_fast_put(lw, _pext_u64(all, keep), 2 * (unsigned)__builtin_popcount(mm));
+	}
+	for (int k = 0; k < 8; k += 2)
+		gt_bitw_fast_put(mw, wb[k], (unsigned)wl[k]);
+}
+
+/* Whether a RUN (8 or more +0.0) may start at one of @cv[i..i+7]. */
+GC_INLINE int run_near(const uint32_t *cv, size_t i)
+{
+	const unsigned z = _mm512_cmpeq_epi32_mask(_mm512_loadu_si512(cv + i),
+						   _mm512_setzero_si512());
+	unsigned r = z & z >> 1;
+
+	r &= r >> 2;
+	r &= r >> 4;
+	return (r & 0xff) != 0;
+}
+
+GC_TARGET size_t gc_avx512_encode(const uint64_t *enc, const uint32_t *cv, const uint8_t *lv,
+				  size_t i, size_t n, uint32_t zt, int runs, int lstream,
+				  const unsigned *sh, const unsigned *wd, struct gt_bitw_fast *cw,
+				  const unsigned char *cend, struct gt_bitw_fast *mw,
+				  const unsigned char *mend, struct gt_bitw_fast *lw,
+				  const unsigned char *lend)
+{
+	const __m512i shv = _mm512_set_epi64(0, 0, 0, 0, sh[3], sh[2], sh[1], sh[0]);
+	const __m512i wdv = _mm512_set_epi64(0, 0, 0, 0, wd[3], wd[2], wd[1], wd[0]);
+	struct gt_bitw_fast c = *cw, m = *mw, l = *lw;
+
+	while (n - i >= 16 && cend - c.ptr >= 64 && mend - m.ptr >= 64 && lend - l.ptr >= 64) {
+		if (runs && run_near(cv, i))
+			break;
+		enc8(enc, cv, lv, i, zt, lstream, shv, wdv, &c, &m, &l);
+		i += 8;
+	}
+	*cw = c;
+	*mw = m;
+	*lw = l;
+	return i;
+}
+
+#else /* no x86-64: the scalar path only */
+
+enum gc_isa gc_isa_detect(void)
+{
+	return GC_ISA_SCALAR;
+}
+
+size_t gc_avx512_levels(const struct gc_dplan *q, const struct gc_lparams *lp,
+			size_t n, const float *g, const float *p, const float *s0,
+			const float *s1, uint8_t *lv, uint64_t *cnt, int *bad_ret)
+{
+	(void)q, (void)lp, (void)n, (void)g, (void)p, (void)s0, (void)s1;
+	(void)lv, (void)cnt;
+	*bad_ret = 0;
+	return 0;
+}
+
+size_t gc_avx512_encode(const uint64_t *enc, const uint32_t *cv, const uint8_t *lv,
+			size_t i, size_t n, uint32_t zt, int runs, int lstream,
+			const unsigned *sh, const unsigned *wd, struct gt_bitw_fast *cw,
+			const unsigned char *cend, struct gt_bitw_fast *mw,
+			const unsigned char *mend, struct gt_bitw_fast *lw,
+			const unsigned char *lend)
+{
+	(void)enc, (void)cv, (void)lv, (void)n, (void)zt, (void)runs, (void)lstream;
+	(void)sh, (void)wd, (void)cw, (void)cend, (void)mw, (void)mend, (void)lw, (void)lend;
+	return i;
+}
+
+#endif

@@ -1114,19 +1114,33 @@ static size_t enc_f32(const struct gc_ctx *c, size_t i, size_t n,
 static size_t enc_avx512(const struct gc_ctx *c, size_t i, size_t n, struct gc_writers *w)
 {
 	const uint32_t zt = (uint32_t)zero_tokens(c);
-	unsigned sh[4], wd[4];
+	uint32_t ctab[256];
+	struct gc_eparams ep;
 	struct gt_bitw_fast cw, mw, lw;
 
+	if (n - i < 32)
+		return i;
+	for (unsigned s = 0; s < 256; s++)
+		ctab[s] = (uint32_t)(c->enc[s] & 0xffffff) | (uint32_t)(c->enc[s] >> 32 & 0xff) << 24;
+	for (unsigned s = 0; s < 2; s++) {
+		const uint64_t e = c->enc[sym32(s << 31, zt)];
+
+		ep.zent[s] = (uint32_t)(e & 0xffffff) | (uint32_t)(e >> 32 & 0xff) << 24;
+		ep.zc[s] = (uint32_t)(e >> 40 & 1);
+	}
+	ep.ctab = ctab;
+	ep.zt = zt;
+	ep.runs = c->runs && zt;
+	ep.lstream = c->mode != GC_PRUNE;
 	for (int l = 0; l < 4; l++) {
-		sh[l] = c->lev[l];
-		wd[l] = 24 - c->lev[l];
+		ep.sh[l] = c->lev[l];
+		ep.wd[l] = 24 - c->lev[l];
 	}
 	cw = gt_bitw_fast_load(&w->cw);
 	mw = gt_bitw_fast_load(&w->mw);
 	lw = gt_bitw_fast_load(&w->lw);
-	i = gc_avx512_encode(c->enc, (const void *)c->cv, c->lv, i, n, zt, c->runs && zt,
-			     c->mode != GC_PRUNE, sh, wd, &cw, w->cw.end, &mw, w->mw.end,
-			     &lw, w->lw.end);
+	i = gc_avx512_encode(&ep, (const void *)c->cv, c->lv, i, n, &cw, w->cw.end, &mw,
+			     w->mw.end, &lw, w->lw.end);
 	gt_bitw_fast_store(&cw, &w->cw);
 	gt_bitw_fast_store(&mw, &w->mw);
 	gt_bitw_fast_store(&lw, &w->lw);

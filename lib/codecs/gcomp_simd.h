@@ -56,17 +56,29 @@ size_t gc_avx512_levels(const struct gc_dplan *q, const struct gc_lparams *lp,
 			const float *s1, uint8_t *lv, uint64_t *cnt, int *bad_ret);
 
 /*
- * gc_avx512_encode - tokens, levels and words of f32 values from @i on,
- * eight at a time, while @n - i >= 16, each writer has 64 bytes of room
- * before its end (@cend, @mend, @lend) and no RUN (@runs) may start in
- * the next eight values; the same bits as gcomp.c's enc_quad().  @enc:
- * the per-symbol codes (gc_ctx.enc), @sh/@wd the dropped bits and word
- * width per level, @lstream whether levels are written.
+ * What the token kernel needs: @ctab[e] the code of exponent symbol e
+ * (bits | length << 24, from gc_ctx.enc), @zent[s] and @zc[s] the code
+ * and carrier flag of a ±0.0 of sign s when @zt (ZERO/NZERO tokens),
+ * @runs whether runs of +0.0 are coded, @lstream whether levels are
+ * written, @sh[l] and @wd[l] the dropped bits and word width of level l.
+ */
+struct gc_eparams {
+	const uint32_t *ctab;
+	uint32_t zent[2], zc[2], zt;
+	int runs, lstream;
+	unsigned sh[4], wd[4];
+};
+
+/*
+ * gc_avx512_encode - tokens, levels and words of f32 values @cv from @i
+ * on, sixteen at a time, while @n - i >= 32, each writer has 128 bytes of
+ * room before its end (@cend, @mend, @lend) and no RUN may start in the
+ * next sixteen values; the same bits as gcomp.c's enc_quad().  Every
+ * symbol must have a code (the level pass checked).
  * @return where it stopped.
  */
-size_t gc_avx512_encode(const uint64_t *enc, const uint32_t *cv, const uint8_t *lv,
-			size_t i, size_t n, uint32_t zt, int runs, int lstream,
-			const unsigned *sh, const unsigned *wd, struct gt_bitw_fast *cw,
+size_t gc_avx512_encode(const struct gc_eparams *ep, const uint32_t *cv,
+			const uint8_t *lv, size_t i, size_t n, struct gt_bitw_fast *cw,
 			const unsigned char *cend, struct gt_bitw_fast *mw,
 			const unsigned char *mend, struct gt_bitw_fast *lw,
 			const unsigned char *lend);

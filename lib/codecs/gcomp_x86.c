@@ -207,84 +207,135 @@ GC_TARGET size_t gc_avx512_levels(const struct gc_dplan *q, const struct gc_lpar
 /* Swap the two 64-bit lanes of each 128-bit lane. */
 #define SWAP64(x) _mm512_shuffle_epi32((x), _MM_PERM_BADC)
 
-/* One group of eight values at @i: four pair puts of codes and of words,
- * one put of the carriers' levels. */
-GC_INLINE void enc8(const uint64_t *enc, const uint32_t *cv, const uint8_t *lv, size_t i,
-		    uint32_t zt, int lstream, __m512i shv, __m512i wdv, struct gt_bitw_fast *cw,
-		    struct gt_bitw_fast *mw, struct gt_bitw_fast *lw)
+/* tab[sym] of sixteen symbols < 256: eight two-register permutes, then
+ * the one of sym's bits 5-7 (no gather: it costs more than this). */
+GC_INLINE __m512i lookup16(const uint32_t *tab, __m512i sym)
 {
-	const __m256i u = _mm256_loadu_si256((const __m256i *)(const void *)(cv + i));
-	const __m256i ex = _mm256_and_si256(_mm256_srli_epi32(u, 23), _mm256_set1_epi32(0xff));
-	const __mmask8 zm = zt ? _mm256_cmpeq_epi32_mask(_mm256_slli_epi32(u, 1),
-							 _mm256_setzero_si256()) : 0;
-	const __m256i sym = _mm256_mask_or_epi32(ex, zm, ex,
-						 _mm256_add_epi32(_mm256_set1_epi32(256),
-								  _mm256_srli_epi32(u, 31)));
-	const __m512i e = _mm512_i32gather_epi64(sym, (const void *)enc, 8);
-	const __mmask8 mm = _mm512_test_epi64_mask(e, _mm512_set1_epi64(INT64_C(1) << 40));
-	const __m512i u64 = _mm512_cvtepu32_epi64(u);
-	uint64_t lb, cb[8], cl[8], wb[8], wl[8];
-	__m512i code = _mm512_and_si512(e, _mm512_set1_epi64(0xffffffff));
-	__m512i len = _mm512_and_si512(_mm512_srli_epi64(e, 32), _mm512_set1_epi64(0xff));
-	__m512i l, w, ww;
+	const __mmask16 b5 = _mm512_test_epi32_mask(sym, _mm512_set1_epi32(32));
+	const __mmask16 b6 = _mm512_test_epi32_mask(sym, _mm512_set1_epi32(64));
+	const __mmask16 b7 = _mm512_test_epi32_mask(sym, _mm512_set1_epi32(128));
+	__m512i r[8];
 
-	memcpy(&lb, lv + i, 8);
-	l = _mm512_cvtepu8_epi64(_mm_cvtsi64_si128((long long)lb));
+	for (int k = 0; k < 8; k++)
+		r[k] = _mm512_permutex2var_epi32(_mm512_loadu_si512(tab + 32 * k), sym,
+						 _mm512_loadu_si512(tab + 32 * k + 16));
+	for (int k = 0; k < 8; k += 2)
+		r[k] = _mm512_mask_blend_epi32(b5, r[k], r[k + 1]);
+	r[0] = _mm512_mask_blend_epi32(b6, r[0], r[2]);
+	r[4] = _mm512_mask_blend_epi32(b6, r[4], r[6]);
+	return _mm512_mask_blend_epi32(b7, r[0], r[4]);
+}
+
+/* Codes (@ce: bits | length << 24) and words (@u: values, @l: levels,
+ * @mm: carriers) of eight values as four pairs each, a pair's bits
+ * below bit 58 and its length above: lanes 0-3 codes, 4-7 words. */
+GC_INLINE __m512i pairs8(__m256i ce, __m256i u, __m128i l8, __mmask8 mm, __m512i shv,
+			 __m512i wdv)
+{
+	const __m512i e = _mm512_cvtepu32_epi64(ce), u64 = _mm512_cvtepu32_epi64(u);
+	const __m512i l = _mm512_cvtepu8_epi64(l8);
+	__m512i code = _mm512_and_si512(e, _mm512_set1_epi64(0xffffff));
+	__m512i len = _mm512_srli_epi64(e, 24);
+	__m512i w, ww;
+
 	/* the word: (sign << 23 | mantissa) >> dropped bits */
 	w = _mm512_or_si512(_mm512_slli_epi64(_mm512_srli_epi64(u64, 31), 23),
 			    _mm512_and_si512(u64, _mm512_set1_epi64(0x7fffff)));
 	w = _mm512_maskz_srlv_epi64(mm, w, _mm512_permutexvar_epi64(l, shv));
 	ww = _mm512_maskz_permutexvar_epi64(mm, l, wdv);
-	/* pairs: even lane | odd lane << even lane's width */
+	/* pairs: even lane | odd lane << even lane's width (<= 48 bits) */
 	code = _mm512_or_si512(code, _mm512_sllv_epi64(SWAP64(code), len));
 	len = _mm512_add_epi64(len, SWAP64(len));
 	w = _mm512_or_si512(w, _mm512_sllv_epi64(SWAP64(w), ww));
 	ww = _mm512_add_epi64(ww, SWAP64(ww));
-	_mm512_storeu_si512(cb, code);
-	_mm512_storeu_si512(cl, len);
-	_mm512_storeu_si512(wb, w);
-	_mm512_storeu_si512(wl, ww);
-	for (int k = 0; k < 8; k += 2)
-		gt_bitw_fast_put(cw, cb[k], (unsigned)cl[k]);
-	if (lstream) {
-		/* 2-bit levels of all eight, then the carriers' alone */
-		const uint64_t all = _pext_u64(lb, UINT64_C(0x0303030303030303));
-		const uint64_t keep = _pdep_u64(mm, 0x5555) * 3;
-
-		gt_bitw_fast_put(lw, _pext_u64(all, keep), 2 * (unsigned)__builtin_popcount(mm));
-	}
-	for (int k = 0; k < 8; k += 2)
-		gt_bitw_fast_put(mw, wb[k], (unsigned)wl[k]);
+	return _mm512_permutex2var_epi64(_mm512_or_si512(code, _mm512_slli_epi64(len, 58)),
+					 _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0),
+					 _mm512_or_si512(w, _mm512_slli_epi64(ww, 58)));
 }
 
-/* Whether a RUN (8 or more +0.0) may start at one of @cv[i..i+7]. */
+/* The eight 64-bit lanes of @x. */
+GC_INLINE void lanes(__m512i x, uint64_t *p)
+{
+	for (int k = 0; k < 4; k++) {
+		const __m128i t = k == 0 ? _mm512_castsi512_si128(x) :
+				  k == 1 ? _mm512_extracti64x2_epi64(x, 1) :
+				  k == 2 ? _mm512_extracti64x2_epi64(x, 2) :
+					   _mm512_extracti64x2_epi64(x, 3);
+
+		p[2 * k] = (uint64_t)_mm_cvtsi128_si64(t);
+		p[2 * k + 1] = (uint64_t)_mm_extract_epi64(t, 1);
+	}
+}
+
+/* Sixteen values at @i: codes, the carriers' levels, words. */
+GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint8_t *lv,
+		     size_t i, __m512i shv, __m512i wdv, struct gt_bitw_fast *cw,
+		     struct gt_bitw_fast *mw, struct gt_bitw_fast *lw)
+{
+	const __m512i u = _mm512_loadu_si512(cv + i), zero = _mm512_setzero_si512();
+	const __m512i ex = _mm512_and_si512(_mm512_srli_epi32(u, 23), _mm512_set1_epi32(0xff));
+	const __mmask16 zm = ep->zt ? _mm512_cmpeq_epi32_mask(_mm512_slli_epi32(u, 1), zero) : 0;
+	const __mmask16 zp = _mm512_cmpeq_epi32_mask(u, zero) & zm;
+	const __mmask16 mm = (__mmask16)(~zm | (ep->zc[0] ? zp : 0) | (ep->zc[1] ? zm & ~zp : 0));
+	const __m128i l = _mm_loadu_si128((const __m128i *)(const void *)(lv + i));
+	__m512i ce = lookup16(ep->ctab, ex);
+	uint64_t p[16], lb[2];
+
+	ce = _mm512_mask_mov_epi32(ce, zp, _mm512_set1_epi32((int)ep->zent[0]));
+	ce = _mm512_mask_mov_epi32(ce, zm & ~zp, _mm512_set1_epi32((int)ep->zent[1]));
+	lanes(pairs8(_mm512_castsi512_si256(ce), _mm512_castsi512_si256(u), l, (__mmask8)mm,
+		     shv, wdv), p);
+	lanes(pairs8(_mm512_extracti64x4_epi64(ce, 1), _mm512_extracti64x4_epi64(u, 1),
+		     _mm_srli_si128(l, 8), (__mmask8)(mm >> 8), shv, wdv), p + 8);
+	for (int k = 0; k < 4; k++)
+		gt_bitw_fast_put(cw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));
+	for (int k = 8; k < 12; k++)
+		gt_bitw_fast_put(cw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));
+	if (ep->lstream) {
+		/* 2-bit levels of all sixteen, then the carriers' alone */
+		memcpy(lb, lv + i, 16);
+		gt_bitw_fast_put(lw, _pext_u64(_pext_u64(lb[0], UINT64_C(0x0303030303030303)) |
+						       _pext_u64(lb[1], UINT64_C(0x0303030303030303)) << 16,
+					       _pdep_u64(mm, 0x55555555) * 3),
+				 2 * (unsigned)__builtin_popcount(mm));
+	}
+	for (int k = 4; k < 8; k++)
+		gt_bitw_fast_put(mw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));
+	for (int k = 12; k < 16; k++)
+		gt_bitw_fast_put(mw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));
+}
+
+/* Whether a RUN (8 or more +0.0) may start at one of @cv[i..i+15]. */
 GC_INLINE int run_near(const uint32_t *cv, size_t i)
 {
-	const unsigned z = _mm512_cmpeq_epi32_mask(_mm512_loadu_si512(cv + i),
-						   _mm512_setzero_si512());
-	unsigned r = z & z >> 1;
+	const __m512i zero = _mm512_setzero_si512();
+	const uint32_t z = _mm512_cmpeq_epi32_mask(_mm512_loadu_si512(cv + i), zero) |
+			   (uint32_t)_mm512_cmpeq_epi32_mask(_mm512_loadu_si512(cv + i + 16), zero)
+				   << 16;
+	uint32_t r = z & z >> 1;
 
 	r &= r >> 2;
 	r &= r >> 4;
-	return (r & 0xff) != 0;
+	return (r & 0xffff) != 0;
 }
 
-GC_TARGET size_t gc_avx512_encode(const uint64_t *enc, const uint32_t *cv, const uint8_t *lv,
-				  size_t i, size_t n, uint32_t zt, int runs, int lstream,
-				  const unsigned *sh, const unsigned *wd, struct gt_bitw_fast *cw,
-				  const unsigned char *cend, struct gt_bitw_fast *mw,
-				  const unsigned char *mend, struct gt_bitw_fast *lw,
-				  const unsigned char *lend)
+GC_TARGET size_t gc_avx512_encode(const struct gc_eparams *ep, const uint32_t *cv,
+				  const uint8_t *lv, size_t i, size_t n,
+				  struct gt_bitw_fast *cw, const unsigned char *cend,
+				  struct gt_bitw_fast *mw, const unsigned char *mend,
+				  struct gt_bitw_fast *lw, const unsigned char *lend)
 {
+	const unsigned *sh = ep->sh, *wd = ep->wd;
 	const __m512i shv = _mm512_set_epi64(0, 0, 0, 0, sh[3], sh[2], sh[1], sh[0]);
 	const __m512i wdv = _mm512_set_epi64(0, 0, 0, 0, wd[3], wd[2], wd[1], wd[0]);
 	struct gt_bitw_fast c = *cw, m = *mw, l = *lw;
 
-	while (n - i >= 16 && cend - c.ptr >= 64 && mend - m.ptr >= 64 && lend - l.ptr >= 64) {
-		if (runs && run_near(cv, i))
+	while (n - i >= 32 && cend - c.ptr >= 128 && mend - m.ptr >= 128 &&
+	       lend - l.ptr >= 128) {
+		if (ep->runs && run_near(cv, i))
 			break;
-		enc8(enc, cv, lv, i, zt, lstream, shv, wdv, &c, &m, &l);
-		i += 8;
+		enc16(ep, cv, lv, i, shv, wdv, &c, &m, &l);
+		i += 16;
 	}
 	*cw = c;
 	*mw = m;
@@ -309,15 +360,14 @@ size_t gc_avx512_levels(const struct gc_dplan *q, const struct gc_lparams *lp,
 	return 0;
 }
 
-size_t gc_avx512_encode(const uint64_t *enc, const uint32_t *cv, const uint8_t *lv,
-			size_t i, size_t n, uint32_t zt, int runs, int lstream,
-			const unsigned *sh, const unsigned *wd, struct gt_bitw_fast *cw,
+size_t gc_avx512_encode(const struct gc_eparams *ep, const uint32_t *cv,
+			const uint8_t *lv, size_t i, size_t n, struct gt_bitw_fast *cw,
 			const unsigned char *cend, struct gt_bitw_fast *mw,
 			const unsigned char *mend, struct gt_bitw_fast *lw,
 			const unsigned char *lend)
 {
-	(void)enc, (void)cv, (void)lv, (void)n, (void)zt, (void)runs, (void)lstream;
-	(void)sh, (void)wd, (void)cw, (void)cend, (void)mw, (void)mend, (void)lw, (void)lend;
+	(void)ep, (void)cv, (void)lv, (void)n, (void)cw, (void)cend, (void)mw;
+	(void)mend, (void)lw, (void)lend;
 	return i;
 }
 

@@ -33,6 +33,8 @@
 
 #define GC_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,bmi2,popcnt")))
 #define GC_INLINE static inline __attribute__((always_inline)) GC_TARGET
+/* gcc -O2 keeps short loops over vectors as loops, through the stack */
+#define GC_UNROLL _Pragma("GCC unroll 16")
 
 enum gc_isa gc_isa_detect(void)
 {
@@ -151,6 +153,7 @@ GC_INLINE void lev16(const struct gc_dplan *q, enum gt_optim_kind kind,
 	l = _mm_add_epi8(l, _mm_maskz_mov_epi8((__mmask16)(((lo >> 16 & 0xff) | (hi >> 8 & 0xff00)) &
 							   v) | zl3, one));
 	_mm_storeu_si128((__m128i *)(void *)(lv + i), l);
+	GC_UNROLL
 	for (int k = 0; k < 4; k++)
 		cnt[k] += (uint64_t)__builtin_popcount(
 			_mm_cmpeq_epi8_mask(l, _mm_set1_epi8((char)k)) & carry);
@@ -174,6 +177,7 @@ GC_INLINE size_t levels_kind(const struct gc_dplan *q, enum gt_optim_kind kind,
 
 	for (; i + 16 <= n; i += 16)
 		lev16(q, kind, lp, i, g, p, s0, s1, lv, k, &bad);
+	GC_UNROLL
 	for (int l = 0; l < 4; l++)
 		cnt[l] += k[l];
 	*bad_ret = _mm512_test_epi32_mask(bad, _mm512_set1_epi32(1)) != 0;
@@ -216,9 +220,11 @@ GC_INLINE __m512i lookup16(const uint32_t *tab, __m512i sym)
 	const __mmask16 b7 = _mm512_test_epi32_mask(sym, _mm512_set1_epi32(128));
 	__m512i r[8];
 
+	GC_UNROLL
 	for (int k = 0; k < 8; k++)
 		r[k] = _mm512_permutex2var_epi32(_mm512_loadu_si512(tab + 32 * k), sym,
 						 _mm512_loadu_si512(tab + 32 * k + 16));
+	GC_UNROLL
 	for (int k = 0; k < 8; k += 2)
 		r[k] = _mm512_mask_blend_epi32(b5, r[k], r[k + 1]);
 	r[0] = _mm512_mask_blend_epi32(b6, r[0], r[2]);
@@ -256,6 +262,7 @@ GC_INLINE __m512i pairs8(__m256i ce, __m256i u, __m128i l8, __mmask8 mm, __m512i
 /* The eight 64-bit lanes of @x. */
 GC_INLINE void lanes(__m512i x, uint64_t *p)
 {
+	GC_UNROLL
 	for (int k = 0; k < 4; k++) {
 		const __m128i t = k == 0 ? _mm512_castsi512_si128(x) :
 				  k == 1 ? _mm512_extracti64x2_epi64(x, 1) :
@@ -287,8 +294,10 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 		     shv, wdv), p);
 	lanes(pairs8(_mm512_extracti64x4_epi64(ce, 1), _mm512_extracti64x4_epi64(u, 1),
 		     _mm_srli_si128(l, 8), (__mmask8)(mm >> 8), shv, wdv), p + 8);
+	GC_UNROLL
 	for (int k = 0; k < 4; k++)
 		gt_bitw_fast_put(cw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));
+	GC_UNROLL
 	for (int k = 8; k < 12; k++)
 		gt_bitw_fast_put(cw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));
 	if (ep->lstream) {
@@ -299,8 +308,10 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 					       _pdep_u64(mm, 0x55555555) * 3),
 				 2 * (unsigned)__builtin_popcount(mm));
 	}
+	GC_UNROLL
 	for (int k = 4; k < 8; k++)
 		gt_bitw_fast_put(mw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));
+	GC_UNROLL
 	for (int k = 12; k < 16; k++)
 		gt_bitw_fast_put(mw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));
 }

@@ -477,6 +477,7 @@ static int dplan_init(struct gc_dplan *q, const struct gc_ctx *c,
 	q->eps = o->eps;
 	q->bc1 = 1 - pow(b1, t);
 	q->bc2 = 1 - pow(b2, t);
+	q->ibc2 = 1 / q->bc2;
 	q->t1 = c->thr[1];
 	q->t2 = c->thr[2];
 	q->t3 = c->thr[3];

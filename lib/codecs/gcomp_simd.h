@@ -24,11 +24,12 @@ enum gc_isa gc_isa_detect(void);
  * dplan_init, says how): per value N from θ, g and the states by the
  * operations of delta_one() in gt_optim.c; then either |N/(K g) − λθ/g|
  * (@quot) or |N (+ θ − θ when @qz)| against |K g| times the thresholds.
+ * @ibc2 is 1/bc2, for the kernel's approximate filter only.
  */
 struct gc_dplan {
 	enum gt_optim_kind kind;
 	int first, quot, qz; /* momentum without buffer; Q term; θ − θ */
-	double K, lam, a1, a2, a3, a4, eps, bc1, bc2, t1, t2, t3;
+	double K, lam, a1, a2, a3, a4, eps, bc1, bc2, ibc2, t1, t2, t3;
 };
 
 /*

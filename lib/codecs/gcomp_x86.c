@@ -48,40 +48,63 @@ enum gc_isa gc_isa_detect(void)
 
 #define B(x) _mm512_set1_pd(x)
 
-/* N of eight values, as delta_num() in gcomp.c (the same expressions). */
-GC_INLINE __m512d num8(const struct gc_dplan *q, enum gt_optim_kind kind, __m512d g,
-		       __m512d th, __m512d s0, __m512d s1)
+/* The square root of @x: exact (sqrt(), as gt_optim_delta), or @approx
+ * x rsqrt14(x), relative error < 2^-14 + 2^-52 (NaN for x <= 0). */
+GC_INLINE __m512d root(__m512d x, int approx)
 {
+	return approx ? _mm512_mul_pd(x, _mm512_rsqrt14_pd(x)) : _mm512_sqrt_pd(x);
+}
+
+/* y / bc2: exact, or @approx y (1/bc2) (relative error < 2^-51). */
+GC_INLINE __m512d by_bc2(const struct gc_dplan *q, __m512d y, int approx)
+{
+	return approx ? _mm512_mul_pd(y, B(q->ibc2)) : _mm512_div_pd(y, B(q->bc2));
+}
+
+/*
+ * N = A − B of eight values, A and B by the expressions of delta_num() in
+ * gcomp.c, in the same order (B = 0 where N has no subtracted term: N is
+ * A then).  @approx: root() and by_bc2() approximate, which changes A by
+ * a relative 2^-13.9 at most (A is a product of the root plus ε ≥ 0 and
+ * of exact factors) and leaves B exact.
+ */
+GC_INLINE __m512d num8(const struct gc_dplan *q, enum gt_optim_kind kind, int approx,
+		       __m512d g, __m512d th, __m512d s0, __m512d s1, __m512d *b_ret)
+{
+	const __m512d z = _mm512_setzero_pd();
 	__m512d d, x;
 
+	*b_ret = z;
 	switch (kind) {
 	case GT_OPT_MOMENTUM:
-		return q->first ? th : _mm512_sub_pd(th, _mm512_mul_pd(B(q->a1), s0));
+		*b_ret = q->first ? z : _mm512_mul_pd(B(q->a1), s0);
+		return th;
 	case GT_OPT_NESTEROV:
-		return _mm512_sub_pd(_mm512_mul_pd(B(q->a1), th), _mm512_mul_pd(B(q->a2), s0));
+		*b_ret = _mm512_mul_pd(B(q->a2), s0);
+		return _mm512_mul_pd(B(q->a1), th);
 	case GT_OPT_ADAGRAD: /* s0 + d d */
 		d = _mm512_add_pd(g, _mm512_mul_pd(B(q->lam), th));
 		x = _mm512_add_pd(s0, _mm512_mul_pd(d, d));
-		return _mm512_mul_pd(th, _mm512_add_pd(_mm512_sqrt_pd(x), B(q->eps)));
+		return _mm512_mul_pd(th, _mm512_add_pd(root(x, approx), B(q->eps)));
 	case GT_OPT_RMSPROP: /* a1 s0 + (a2 d) d */
 		d = _mm512_add_pd(g, _mm512_mul_pd(B(q->lam), th));
 		x = _mm512_add_pd(_mm512_mul_pd(B(q->a1), s0),
 				  _mm512_mul_pd(_mm512_mul_pd(B(q->a2), d), d));
-		return _mm512_mul_pd(th, _mm512_add_pd(_mm512_sqrt_pd(x), B(q->eps)));
+		return _mm512_mul_pd(th, _mm512_add_pd(root(x, approx), B(q->eps)));
 	case GT_OPT_ADAM: /* (a1 s1 + (a2 d) d) / bc2; (θ (r + ε)) bc1 − a3 s0 */
 		d = _mm512_add_pd(g, _mm512_mul_pd(B(q->lam), th));
-		x = _mm512_div_pd(_mm512_add_pd(_mm512_mul_pd(B(q->a1), s1),
-						_mm512_mul_pd(_mm512_mul_pd(B(q->a2), d), d)),
-				  B(q->bc2));
-		x = _mm512_mul_pd(th, _mm512_add_pd(_mm512_sqrt_pd(x), B(q->eps)));
-		return _mm512_sub_pd(_mm512_mul_pd(x, B(q->bc1)), _mm512_mul_pd(B(q->a3), s0));
+		x = by_bc2(q, _mm512_add_pd(_mm512_mul_pd(B(q->a1), s1),
+					    _mm512_mul_pd(_mm512_mul_pd(B(q->a2), d), d)), approx);
+		x = _mm512_mul_pd(th, _mm512_add_pd(root(x, approx), B(q->eps)));
+		*b_ret = _mm512_mul_pd(B(q->a3), s0);
+		return _mm512_mul_pd(x, B(q->bc1));
 	case GT_OPT_ADAMW: /* (a1 s1 + (a2 g) g) / bc2; ((θ a4)(r + ε)) bc1 − a3 s0 */
-		x = _mm512_div_pd(_mm512_add_pd(_mm512_mul_pd(B(q->a1), s1),
-						_mm512_mul_pd(_mm512_mul_pd(B(q->a2), g), g)),
-				  B(q->bc2));
+		x = by_bc2(q, _mm512_add_pd(_mm512_mul_pd(B(q->a1), s1),
+					    _mm512_mul_pd(_mm512_mul_pd(B(q->a2), g), g)), approx);
 		x = _mm512_mul_pd(_mm512_mul_pd(th, B(q->a4)),
-				  _mm512_add_pd(_mm512_sqrt_pd(x), B(q->eps)));
-		return _mm512_sub_pd(_mm512_mul_pd(x, B(q->bc1)), _mm512_mul_pd(B(q->a3), s0));
+				  _mm512_add_pd(root(x, approx), B(q->eps)));
+		*b_ret = _mm512_mul_pd(B(q->a3), s0);
+		return _mm512_mul_pd(x, B(q->bc1));
 	case GT_OPT_SGD:
 	case GT_OPT_NONE:
 		break;
@@ -89,37 +112,128 @@ GC_INLINE __m512d num8(const struct gc_dplan *q, enum gt_optim_kind kind, __m512
 	return th;
 }
 
-/* Level masks (a > b t_k) of eight values, as delta_levels(): bit k-1 of
- * byte k-1 of the result is lane's test against t_k. */
-GC_INLINE uint32_t lev8(const struct gc_dplan *q, enum gt_optim_kind kind,
-			const float *g, const float *p, const float *s0, const float *s1)
+/* Whether N of @kind has a subtracted term. */
+static inline int has_b(const struct gc_dplan *q, enum gt_optim_kind kind)
 {
-	const __m512d gv = _mm512_cvtps_pd(_mm256_loadu_ps(g));
-	const __m512d th = _mm512_cvtps_pd(_mm256_loadu_ps(p));
+	return (kind == GT_OPT_MOMENTUM && !q->first) || kind == GT_OPT_NESTEROV ||
+	       kind == GT_OPT_ADAM || kind == GT_OPT_ADAMW;
+}
+
+/* Whether @kind's δ takes a square root. */
+static inline int has_root(enum gt_optim_kind kind)
+{
+	return kind == GT_OPT_ADAGRAD || kind == GT_OPT_RMSPROP || kind == GT_OPT_ADAM ||
+	       kind == GT_OPT_ADAMW;
+}
+
+/* The eight lanes of @g, @p, @s0, @s1 (absent states: zeros) as doubles. */
+struct in8 {
+	__m512d g, th, s0, s1;
+};
+
+GC_INLINE struct in8 load8(const float *g, const float *p, const float *s0, const float *s1)
+{
 	const __m512d z = _mm512_setzero_pd();
-	const __m512d a0 = s0 ? _mm512_cvtps_pd(_mm256_loadu_ps(s0)) : z;
-	const __m512d a1 = s1 ? _mm512_cvtps_pd(_mm256_loadu_ps(s1)) : z;
-	__m512d num = num8(q, kind, gv, th, a0, a1), a, b;
+	struct in8 v;
+
+	v.g = _mm512_cvtps_pd(_mm256_loadu_ps(g));
+	v.th = _mm512_cvtps_pd(_mm256_loadu_ps(p));
+	v.s0 = s0 ? _mm512_cvtps_pd(_mm256_loadu_ps(s0)) : z;
+	v.s1 = s1 ? _mm512_cvtps_pd(_mm256_loadu_ps(s1)) : z;
+	return v;
+}
+
+/* Level masks (a > b t_k) of eight values exactly as delta_levels():
+ * byte k-1 of the result holds the lanes' tests against t_k. */
+GC_INLINE uint32_t lev8_exact(const struct gc_dplan *q, enum gt_optim_kind kind,
+			      const struct in8 *v)
+{
+	__m512d bt, num = num8(q, kind, 0, v->g, v->th, v->s0, v->s1, &bt), a, b;
 	__mmask8 m1, m2, m3;
 
+	if (has_b(q, kind))
+		num = _mm512_sub_pd(num, bt);
 	if (q->quot) {
 		/* |N/(K g) − (λθ)/g| against 1 t_k = t_k */
-		a = _mm512_sub_pd(_mm512_div_pd(num, _mm512_mul_pd(B(q->K), gv)),
-				  _mm512_div_pd(_mm512_mul_pd(B(q->lam), th), gv));
+		a = _mm512_sub_pd(_mm512_div_pd(num, _mm512_mul_pd(B(q->K), v->g)),
+				  _mm512_div_pd(_mm512_mul_pd(B(q->lam), v->th), v->g));
 		a = _mm512_abs_pd(a);
 		m1 = _mm512_cmp_pd_mask(a, B(q->t1), _CMP_GT_OQ);
 		m2 = _mm512_cmp_pd_mask(a, B(q->t2), _CMP_GT_OQ);
 		m3 = _mm512_cmp_pd_mask(a, B(q->t3), _CMP_GT_OQ);
 	} else {
 		if (q->qz)
-			num = _mm512_add_pd(num, _mm512_sub_pd(th, th));
+			num = _mm512_add_pd(num, _mm512_sub_pd(v->th, v->th));
 		a = _mm512_abs_pd(num);
-		b = _mm512_abs_pd(_mm512_mul_pd(gv, B(q->K)));
+		b = _mm512_abs_pd(_mm512_mul_pd(v->g, B(q->K)));
 		m1 = _mm512_cmp_pd_mask(a, _mm512_mul_pd(b, B(q->t1)), _CMP_GT_OQ);
 		m2 = _mm512_cmp_pd_mask(a, _mm512_mul_pd(b, B(q->t2)), _CMP_GT_OQ);
 		m3 = _mm512_cmp_pd_mask(a, _mm512_mul_pd(b, B(q->t3)), _CMP_GT_OQ);
 	}
 	return (uint32_t)m1 | (uint32_t)m2 << 8 | (uint32_t)m3 << 16;
+}
+
+/*
+ * The filter: the tests of lev8_exact() with root() and the divisions
+ * approximated; a test is taken when |a' − R| > E, else the eight lanes
+ * are done exactly.  Bound, with S = |A'| + |B|: the reference N_d and
+ * N' = A' − B differ by at most 2^-13.9 |A| + 2^-53 (|N_d| + |N'|) <
+ * 2^-12.9 S.  Without a quotient R = b t_k is the reference's own double
+ * (the same operations) and a' = |N' (+ θ − θ)|, so |a' − a_d| < 2^-12.9 S;
+ * with one, a = |N/(Kg) − (λθ)/g| with rcp14 (relative error < 2^-14) for
+ * both divisions: |a' − a_d| < 2^-12.3 (S |1/(Kg)|' + |Q2'|).  E is 2^-11
+ * times those, a margin of 2.5 that also covers the rounding of a' − R.
+ * A NaN or Inf anywhere (x <= 0 under the root, θ infinite) fails the
+ * test (ordered compares), so those lanes are done exactly too.
+ */
+GC_INLINE uint32_t lev8(const struct gc_dplan *q, enum gt_optim_kind kind,
+			const float *g, const float *p, const float *s0, const float *s1)
+{
+	const struct in8 v = load8(g, p, s0, s1);
+	const __m256i ge = _mm256_and_si256(_mm256_srli_epi32(_mm256_loadu_si256((const __m256i *)
+										 (const void *)g), 23),
+					    _mm256_set1_epi32(0xff));
+	/* lanes whose level counts: g neither zero, subnormal, Inf nor NaN */
+	const __mmask8 valid = _mm256_cmpneq_epi32_mask(ge, _mm256_setzero_si256()) &
+			       _mm256_cmpneq_epi32_mask(ge, _mm256_set1_epi32(0xff));
+	__m512d bt, num, a, e, r1, r2, r3;
+	__mmask8 sure;
+
+	if (!has_root(kind) && !q->quot)
+		return lev8_exact(q, kind, &v); /* no root, no division: cheap */
+	num = num8(q, kind, 1, v.g, v.th, v.s0, v.s1, &bt);
+	e = _mm512_add_pd(_mm512_abs_pd(num), _mm512_abs_pd(bt));
+	if (has_b(q, kind))
+		num = _mm512_sub_pd(num, bt);
+	if (q->quot) {
+		const __m512d rk = _mm512_rcp14_pd(_mm512_mul_pd(B(q->K), v.g));
+		const __m512d q2 = _mm512_mul_pd(_mm512_mul_pd(B(q->lam), v.th),
+						 _mm512_rcp14_pd(v.g));
+
+		a = _mm512_abs_pd(_mm512_sub_pd(_mm512_mul_pd(num, rk), q2));
+		e = _mm512_add_pd(_mm512_mul_pd(e, _mm512_abs_pd(rk)), _mm512_abs_pd(q2));
+		r1 = B(q->t1);
+		r2 = B(q->t2);
+		r3 = B(q->t3);
+	} else {
+		const __m512d b = _mm512_abs_pd(_mm512_mul_pd(v.g, B(q->K)));
+
+		if (q->qz)
+			num = _mm512_add_pd(num, _mm512_sub_pd(v.th, v.th));
+		a = _mm512_abs_pd(num);
+		r1 = _mm512_mul_pd(b, B(q->t1));
+		r2 = _mm512_mul_pd(b, B(q->t2));
+		r3 = _mm512_mul_pd(b, B(q->t3));
+	}
+	e = _mm512_mul_pd(e, B(0x1p-11));
+	sure = _mm512_cmp_pd_mask(_mm512_abs_pd(_mm512_sub_pd(a, r1)), e, _CMP_GT_OQ) &
+	       _mm512_cmp_pd_mask(_mm512_abs_pd(_mm512_sub_pd(a, r2)), e, _CMP_GT_OQ) &
+	       _mm512_cmp_pd_mask(_mm512_abs_pd(_mm512_sub_pd(a, r3)), e, _CMP_GT_OQ);
+	if ((sure & valid) != valid)
+		return lev8_exact(q, kind, &v);
+	return (uint32_t)_mm512_cmp_pd_mask(a, r1, _CMP_GT_OQ) |
+	       (uint32_t)_mm512_cmp_pd_mask(a, r2, _CMP_GT_OQ) << 8 |
+	       (uint32_t)_mm512_cmp_pd_mask(a, r3, _CMP_GT_OQ) << 16;
 }
 
 /* Levels and carrier counts of sixteen values at @i (see the header). */

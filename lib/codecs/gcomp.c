@@ -200,6 +200,12 @@ static int prepare(struct gc_ctx *c)
 			c->enc[s] = r.bits | (uint64_t)r.nbits << 32 |
 				    (uint64_t)r.mant << 40;
 	}
+	memset(c->badmap, 0, sizeof(c->badmap));
+	for (unsigned s = 0; s < 256; s++)
+		c->ctab[s] = (uint32_t)(c->enc[s] & 0xffffff) |
+			     (uint32_t)(c->enc[s] >> 32 & 0xff) << 24;
+	for (unsigned s = 0; s < c->table.nsyms && s < 512; s++)
+		c->badmap[s / 32] |= (uint32_t)(c->enc[s] >> 41 & 1) << (s % 32);
 	c->runs = gt_huff_runs_used(&c->table);
 	c->dec_ready = 0;
 	c->ready = 1;
@@ -253,6 +259,9 @@ static void scratch_free(struct gc_ctx *c)
 	free(c->ref);
 	free(c->out);
 	free(c->delta);
+	free(c->lbuf);
+	free(c->mbuf);
+	c->lbuf = c->mbuf = NULL;
 	c->tv = NULL;
 	c->lv = NULL;
 	c->gf = c->cand = c->ref = c->out = NULL;
@@ -266,6 +275,11 @@ static void gc_free(struct gt_codec_ctx *ctx)
 		scratch_free(gc(ctx));
 	free(ctx);
 }
+
+/* Bytes past the end of the level and mantissa streams in c->lbuf and
+ * c->mbuf: the vector encoder runs to their ends (it writes 8 bytes at
+ * a time, and stops 128 bytes short of a buffer's end). */
+#define GC_SLACK 160
 
 /* Scratch for @n values (once per larger chunk, never in a loop). */
 static int scratch(struct gc_ctx *c, size_t n)
@@ -282,7 +296,10 @@ static int scratch(struct gc_ctx *c, size_t n)
 	c->ref = malloc(n * sizeof(float));
 	c->out = malloc(n * sizeof(float));
 	c->delta = malloc(n * sizeof(double));
-	if (!c->tv || !c->lv || !c->gf || !c->cand || !c->ref || !c->out || !c->delta) {
+	c->lbuf = malloc(n / 4 + 1 + GC_SLACK);
+	c->mbuf = malloc(n * 4 + GC_SLACK);
+	if (!c->tv || !c->lv || !c->gf || !c->cand || !c->ref || !c->out || !c->delta ||
+	    !c->lbuf || !c->mbuf) {
 		scratch_free(c);
 		return GT_ERR(NOMEM);
 	}
@@ -694,18 +711,14 @@ static size_t levels_avx512(const struct gc_ctx *c, const struct gc_dplan *q,
 			    const float *s0, const float *s1, uint64_t *cnt, int *bad)
 {
 	const uint32_t zt = c->mode != GC_SINGLE && c->mode != GC_MULTI;
-	uint32_t badmap[16];
 	struct gc_lparams lp;
 
-	memset(badmap, 0, sizeof(badmap));
-	for (unsigned s = 0; s <= GT_HUFF_NZERO(8); s++)
-		badmap[s / 32] |= (uint32_t)(c->enc[s] >> 41 & 1) << (s % 32);
 	lp.cv = (const void *)c->cv;
 	lp.zt = zt;
 	lp.zl = c->mode == GC_PRUNE ? 0 : 3;
 	lp.zc[0] = (uint32_t)(c->enc[sym32(0, zt)] >> 40 & 1);
 	lp.zc[1] = (uint32_t)(c->enc[sym32(0x80000000u, zt)] >> 40 & 1);
-	lp.badmap = badmap;
+	lp.badmap = c->badmap;
 	return gc_avx512_levels(q, &lp, n, g, aux->param, s0, s1, c->lv, cnt, bad);
 }
 
@@ -1115,21 +1128,18 @@ static size_t enc_f32(const struct gc_ctx *c, size_t i, size_t n,
 static size_t enc_avx512(const struct gc_ctx *c, size_t i, size_t n, struct gc_writers *w)
 {
 	const uint32_t zt = (uint32_t)zero_tokens(c);
-	uint32_t ctab[256];
 	struct gc_eparams ep;
 	struct gt_bitw_fast cw, mw, lw;
 
 	if (n - i < 32)
 		return i;
-	for (unsigned s = 0; s < 256; s++)
-		ctab[s] = (uint32_t)(c->enc[s] & 0xffffff) | (uint32_t)(c->enc[s] >> 32 & 0xff) << 24;
 	for (unsigned s = 0; s < 2; s++) {
 		const uint64_t e = c->enc[sym32(s << 31, zt)];
 
 		ep.zent[s] = (uint32_t)(e & 0xffffff) | (uint32_t)(e >> 32 & 0xff) << 24;
 		ep.zc[s] = (uint32_t)(e >> 40 & 1);
 	}
-	ep.ctab = ctab;
+	ep.ctab = c->ctab;
 	ep.zt = zt;
 	ep.runs = c->runs && zt;
 	ep.lstream = c->mode != GC_PRUNE;
@@ -1157,7 +1167,7 @@ static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 	uint64_t cnt[4], mc, mbits = 0;
 	size_t hlen = 0, lbytes, mbytes, len;
 	struct gc_writers w;
-	int rc;
+	int rc, vec;
 
 	if (!c->ready)
 		return GT_ERR(INVAL);
@@ -1178,8 +1188,11 @@ static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 	if (hlen > dst_cap || lbytes > dst_cap - hlen || mbytes > dst_cap - hlen - lbytes)
 		return GT_ERR(DST_TOO_SMALL);
 	memcpy(out, hdr, hlen);
-	gt_bitw_init(&w.lw, out + hlen, lbytes);
-	gt_bitw_init(&w.mw, out + hlen + lbytes, mbytes);
+	/* the vector encoder writes the level and mantissa streams into
+	 * scratch with slack (copied below), so that it runs to their ends */
+	vec = c->dt == GT_DT_F32 && c->isa == GC_ISA_AVX512;
+	gt_bitw_init(&w.lw, vec ? c->lbuf : out + hlen, lbytes + (vec ? GC_SLACK : 0));
+	gt_bitw_init(&w.mw, vec ? c->mbuf : out + hlen + lbytes, mbytes + (vec ? GC_SLACK : 0));
 	gt_bitw_init(&w.cw, out + hlen + lbytes + mbytes, dst_cap - hlen - lbytes - mbytes);
 	for (size_t i = 0; i < n;) {
 		if (c->dt == GT_DT_F32) {
@@ -1195,6 +1208,10 @@ static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 	if (gt_bitw_close(&w.lw, &len) < 0 || len != lbytes ||
 	    gt_bitw_close(&w.mw, &len) < 0 || len != mbytes)
 		return GT_ERR(INVAL); /* cannot happen: counted above */
+	if (vec) {
+		memcpy(out + hlen, c->lbuf, lbytes);
+		memcpy(out + hlen + lbytes, c->mbuf, mbytes);
+	}
 	GT_TRY(gt_bitw_close(&w.cw, &len));
 	*dst_len_ret = hlen + lbytes + mbytes + len;
 	return 0;

@@ -419,6 +419,17 @@ static int gc_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	return prepare(c);
 }
 
+/* Whether @meta is the saved form of the table in use (a table is its
+ * dtype, maxlen and code lengths, all in the saved form). */
+static int same_table(const struct gc_ctx *c, const void *meta, size_t meta_len)
+{
+	unsigned char buf[GT_HUFF_SAVE_MAX];
+	size_t len = 0;
+
+	return gt_huff_save(&c->table, buf, sizeof(buf), &len) == 0 && len == meta_len &&
+	       !memcmp(buf, meta, len);
+}
+
 static int gc_block_load(struct gt_codec_ctx *ctx, const void *meta,
 			 size_t meta_len)
 {
@@ -426,6 +437,8 @@ static int gc_block_load(struct gt_codec_ctx *ctx, const void *meta,
 
 	if (c->fixed)
 		return meta_len ? GT_ERR(CORRUPT) : 0;
+	if (c->ready && same_table(c, meta, meta_len))
+		return 0; /* the encoder loading what block_begin just built */
 	c->ready = 0;
 	GT_TRY(gt_huff_load(&c->table, meta, meta_len, 0));
 	return prepare(c);

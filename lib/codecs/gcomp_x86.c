@@ -373,21 +373,6 @@ GC_INLINE __m512i pairs8(__m256i ce, __m256i u, __m128i l8, __mmask8 mm, __m512i
 					 _mm512_or_si512(w, _mm512_slli_epi64(ww, 58)));
 }
 
-/* The eight 64-bit lanes of @x. */
-GC_INLINE void lanes(__m512i x, uint64_t *p)
-{
-	GC_UNROLL
-	for (int k = 0; k < 4; k++) {
-		const __m128i t = k == 0 ? _mm512_castsi512_si128(x) :
-				  k == 1 ? _mm512_extracti64x2_epi64(x, 1) :
-				  k == 2 ? _mm512_extracti64x2_epi64(x, 2) :
-					   _mm512_extracti64x2_epi64(x, 3);
-
-		p[2 * k] = (uint64_t)_mm_cvtsi128_si64(t);
-		p[2 * k + 1] = (uint64_t)_mm_extract_epi64(t, 1);
-	}
-}
-
 /* Sixteen values at @i: codes, the carriers' levels, words. */
 GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint8_t *lv,
 		     size_t i, __m512i shv, __m512i wdv, struct gt_bitw_fast *cw,
@@ -400,14 +385,16 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 	const __mmask16 mm = (__mmask16)(~zm | (ep->zc[0] ? zp : 0) | (ep->zc[1] ? zm & ~zp : 0));
 	const __m128i l = _mm_loadu_si128((const __m128i *)(const void *)(lv + i));
 	__m512i ce = lookup16(ep->ctab, ex);
-	uint64_t p[16], lb[2];
+	uint64_t p[16] __attribute__((aligned(64))), lb[2];
 
 	ce = _mm512_mask_mov_epi32(ce, zp, _mm512_set1_epi32((int)ep->zent[0]));
 	ce = _mm512_mask_mov_epi32(ce, zm & ~zp, _mm512_set1_epi32((int)ep->zent[1]));
-	lanes(pairs8(_mm512_castsi512_si256(ce), _mm512_castsi512_si256(u), l, (__mmask8)mm,
-		     shv, wdv), p);
-	lanes(pairs8(_mm512_extracti64x4_epi64(ce, 1), _mm512_extracti64x4_epi64(u, 1),
-		     _mm_srli_si128(l, 8), (__mmask8)(mm >> 8), shv, wdv), p + 8);
+	/* out through memory: loads take no vector port, extracts would */
+	_mm512_store_si512(p, pairs8(_mm512_castsi512_si256(ce), _mm512_castsi512_si256(u), l,
+				     (__mmask8)mm, shv, wdv));
+	_mm512_store_si512(p + 8, pairs8(_mm512_extracti64x4_epi64(ce, 1),
+					 _mm512_extracti64x4_epi64(u, 1), _mm_srli_si128(l, 8),
+					 (__mmask8)(mm >> 8), shv, wdv));
 	GC_UNROLL
 	for (int k = 0; k < 4; k++)
 		gt_bitw_fast_put(cw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));

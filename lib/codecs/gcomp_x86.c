@@ -35,6 +35,7 @@
 #define GC_INLINE static inline __attribute__((always_inline)) GC_TARGET
 /* gcc -O2 keeps short loops over vectors as loops, through the stack */
 #define GC_UNROLL _Pragma("GCC unroll 16")
+#define GC_AHEAD 256 /* values */
 
 enum gc_isa gc_isa_detect(void)
 {
@@ -289,8 +290,15 @@ GC_INLINE size_t levels_kind(const struct gc_dplan *q, enum gt_optim_kind kind,
 	uint64_t k[4] = { 0, 0, 0, 0 };
 	size_t i = 0;
 
-	for (; i + 16 <= n; i += 16)
+	for (; i + 16 <= n; i += 16) {
+		/* θ and the states come once from memory: ask 1 KiB ahead */
+		_mm_prefetch((const char *)(p + i + GC_AHEAD), _MM_HINT_T0);
+		if (s0)
+			_mm_prefetch((const char *)(s0 + i + GC_AHEAD), _MM_HINT_T0);
+		if (s1)
+			_mm_prefetch((const char *)(s1 + i + GC_AHEAD), _MM_HINT_T0);
 		lev16(q, kind, lp, i, g, p, s0, s1, lv, k, &bad);
+	}
 	GC_UNROLL
 	for (int l = 0; l < 4; l++)
 		cnt[l] += k[l];

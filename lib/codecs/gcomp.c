@@ -370,7 +370,8 @@ static const unsigned char *flush_all(struct gc_ctx *c, const void *src, size_t 
 		const unsigned char *s = src;
 		unsigned char *const tv = c->tv;
 
-		if (!has_sub_f32(s, n))
+		if (c->isa == GC_ISA_AVX512 ? !gc_avx512_has_sub((const void *)s, n)
+					    : !has_sub_f32(s, n))
 			return s;
 		for (size_t i = 0; i < n; i++) {
 			uint32_t u;

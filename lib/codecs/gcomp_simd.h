@@ -84,4 +84,7 @@ size_t gc_avx512_encode(const struct gc_eparams *ep, const uint32_t *cv,
 			const unsigned char *mend, struct gt_bitw_fast *lw,
 			const unsigned char *lend);
 
+/* gc_avx512_has_sub - whether any of @n f32 values at @v is subnormal. */
+int gc_avx512_has_sub(const uint32_t *v, size_t n);
+
 #endif

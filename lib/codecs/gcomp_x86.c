@@ -463,7 +463,42 @@ GC_TARGET size_t gc_avx512_encode(const struct gc_eparams *ep, const uint32_t *c
 	return i;
 }
 
+/* Whether any of @n f32 values at @v is subnormal (the chunk's first
+ * pass over memory: four lines at a time, prefetching ahead). */
+GC_TARGET int gc_avx512_has_sub(const uint32_t *v, size_t n)
+{
+	const __m512i em = _mm512_set1_epi32(0x7f800000), mm = _mm512_set1_epi32(0x7fffff);
+	size_t i = 0;
+
+	for (; i + 64 <= n; i += 64) {
+		__mmask16 any = 0;
+
+		_mm_prefetch((const char *)(v + i + 4 * GC_AHEAD), _MM_HINT_T0);
+		_mm_prefetch((const char *)(v + i + 4 * GC_AHEAD + 16), _MM_HINT_T0);
+		_mm_prefetch((const char *)(v + i + 4 * GC_AHEAD + 32), _MM_HINT_T0);
+		_mm_prefetch((const char *)(v + i + 4 * GC_AHEAD + 48), _MM_HINT_T0);
+		GC_UNROLL
+		for (int k = 0; k < 4; k++) {
+			const __m512i u = _mm512_loadu_si512(v + i + 16 * k);
+
+			any |= _mm512_mask_test_epi32_mask(_mm512_testn_epi32_mask(u, em), u, mm);
+		}
+		if (any)
+			return 1;
+	}
+	for (; i < n; i++)
+		if (!(v[i] & 0x7f800000u) && (v[i] & 0x7fffffu))
+			return 1;
+	return 0;
+}
+
 #else /* no x86-64: the scalar path only */
+
+int gc_avx512_has_sub(const uint32_t *v, size_t n)
+{
+	(void)v, (void)n;
+	return 0;
+}
 
 enum gc_isa gc_isa_detect(void)
 {

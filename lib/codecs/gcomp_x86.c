@@ -354,31 +354,17 @@ GC_INLINE __m512i lookup16(const uint32_t *tab, __m512i sym)
 	return _mm512_mask_blend_epi32(b7, r[0], r[4]);
 }
 
-/* Codes (@ce: bits | length << 24) and words (@u: values, @l: levels,
- * @mm: carriers) of eight values as four pairs each, a pair's bits
- * below bit 58 and its length above: lanes 0-3 codes, 4-7 words. */
-GC_INLINE __m512i pairs8(__m256i ce, __m256i u, __m128i l8, __mmask8 mm, __m512i shv,
-			 __m512i wdv)
+/* Each even 32-bit lane of @v | the odd one << the even one's width
+ * (@w), as 64-bit lanes: the bit string of a pair of values, and their
+ * width (<= 63) in bits 58-63. */
+GC_INLINE __m512i pair_up(__m512i v, __m512i w)
 {
-	const __m512i e = _mm512_cvtepu32_epi64(ce), u64 = _mm512_cvtepu32_epi64(u);
-	const __m512i l = _mm512_cvtepu8_epi64(l8);
-	__m512i code = _mm512_and_si512(e, _mm512_set1_epi64(0xffffff));
-	__m512i len = _mm512_srli_epi64(e, 24);
-	__m512i w, ww;
+	const __m512i lo = _mm512_set1_epi64(0xffffffff);
+	const __m512i we = _mm512_and_si512(w, lo);
 
-	/* the word: (sign << 23 | mantissa) >> dropped bits */
-	w = _mm512_or_si512(_mm512_slli_epi64(_mm512_srli_epi64(u64, 31), 23),
-			    _mm512_and_si512(u64, _mm512_set1_epi64(0x7fffff)));
-	w = _mm512_maskz_srlv_epi64(mm, w, _mm512_permutexvar_epi64(l, shv));
-	ww = _mm512_maskz_permutexvar_epi64(mm, l, wdv);
-	/* pairs: even lane | odd lane << even lane's width (<= 48 bits) */
-	code = _mm512_or_si512(code, _mm512_sllv_epi64(SWAP64(code), len));
-	len = _mm512_add_epi64(len, SWAP64(len));
-	w = _mm512_or_si512(w, _mm512_sllv_epi64(SWAP64(w), ww));
-	ww = _mm512_add_epi64(ww, SWAP64(ww));
-	return _mm512_permutex2var_epi64(_mm512_or_si512(code, _mm512_slli_epi64(len, 58)),
-					 _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0),
-					 _mm512_or_si512(w, _mm512_slli_epi64(ww, 58)));
+	return _mm512_or_si512(_mm512_or_si512(_mm512_and_si512(v, lo),
+					       _mm512_sllv_epi64(_mm512_srli_epi64(v, 32), we)),
+			       _mm512_slli_epi64(_mm512_add_epi64(we, _mm512_srli_epi64(w, 32)), 58));
 }
 
 /* Sixteen values at @i: codes, the carriers' levels, words. */
@@ -391,23 +377,23 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 	const __mmask16 zm = ep->zt ? _mm512_cmpeq_epi32_mask(_mm512_slli_epi32(u, 1), zero) : 0;
 	const __mmask16 zp = _mm512_cmpeq_epi32_mask(u, zero) & zm;
 	const __mmask16 mm = (__mmask16)(~zm | (ep->zc[0] ? zp : 0) | (ep->zc[1] ? zm & ~zp : 0));
-	const __m128i l = _mm_loadu_si128((const __m128i *)(const void *)(lv + i));
-	__m512i ce = lookup16(ep->ctab, ex);
+	const __m512i l = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)
+								 (lv + i)));
+	__m512i ce = lookup16(ep->ctab, ex), w;
 	uint64_t p[16] __attribute__((aligned(64))), lb[2];
 
 	ce = _mm512_mask_mov_epi32(ce, zp, _mm512_set1_epi32((int)ep->zent[0]));
 	ce = _mm512_mask_mov_epi32(ce, zm & ~zp, _mm512_set1_epi32((int)ep->zent[1]));
+	/* the word: (sign << 23 | mantissa) >> dropped bits, carriers only */
+	w = _mm512_or_si512(_mm512_slli_epi32(_mm512_srli_epi32(u, 31), 23),
+			    _mm512_and_si512(u, _mm512_set1_epi32(0x7fffff)));
+	w = _mm512_maskz_srlv_epi32(mm, w, _mm512_permutexvar_epi32(l, shv));
 	/* out through memory: loads take no vector port, extracts would */
-	_mm512_store_si512(p, pairs8(_mm512_castsi512_si256(ce), _mm512_castsi512_si256(u), l,
-				     (__mmask8)mm, shv, wdv));
-	_mm512_store_si512(p + 8, pairs8(_mm512_extracti64x4_epi64(ce, 1),
-					 _mm512_extracti64x4_epi64(u, 1), _mm_srli_si128(l, 8),
-					 (__mmask8)(mm >> 8), shv, wdv));
+	_mm512_store_si512(p, pair_up(_mm512_and_si512(ce, _mm512_set1_epi32(0xffffff)),
+				      _mm512_srli_epi32(ce, 24)));
+	_mm512_store_si512(p + 8, pair_up(w, _mm512_maskz_permutexvar_epi32(mm, l, wdv)));
 	GC_UNROLL
-	for (int k = 0; k < 4; k++)
-		gt_bitw_fast_put(cw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));
-	GC_UNROLL
-	for (int k = 8; k < 12; k++)
+	for (int k = 0; k < 8; k++)
 		gt_bitw_fast_put(cw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));
 	if (ep->lstream) {
 		/* 2-bit levels of all sixteen, then the carriers' alone */
@@ -418,10 +404,7 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 				 2 * (unsigned)__builtin_popcount(mm));
 	}
 	GC_UNROLL
-	for (int k = 4; k < 8; k++)
-		gt_bitw_fast_put(mw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));
-	GC_UNROLL
-	for (int k = 12; k < 16; k++)
+	for (int k = 8; k < 16; k++)
 		gt_bitw_fast_put(mw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));
 }
 
@@ -446,8 +429,10 @@ GC_TARGET size_t gc_avx512_encode(const struct gc_eparams *ep, const uint32_t *c
 				  struct gt_bitw_fast *lw, const unsigned char *lend)
 {
 	const unsigned *sh = ep->sh, *wd = ep->wd;
-	const __m512i shv = _mm512_set_epi64(0, 0, 0, 0, sh[3], sh[2], sh[1], sh[0]);
-	const __m512i wdv = _mm512_set_epi64(0, 0, 0, 0, wd[3], wd[2], wd[1], wd[0]);
+	const __m512i shv = _mm512_setr_epi32((int)sh[0], (int)sh[1], (int)sh[2], (int)sh[3],
+					      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+	const __m512i wdv = _mm512_setr_epi32((int)wd[0], (int)wd[1], (int)wd[2], (int)wd[3],
+					      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 	struct gt_bitw_fast c = *cw, m = *mw, l = *lw;
 
 	while (n - i >= 32 && cend - c.ptr >= 128 && mend - m.ptr >= 128 &&

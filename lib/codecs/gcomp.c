@@ -843,6 +843,49 @@ static int exact_pass(struct gc_ctx *c, const void *src, size_t n, const float *
 	return 0;
 }
 
+/* The float32 constants of step_*() in gt_optim.c, computed as there. */
+static void sparams_init(struct gc_sparams *sp, const struct gt_optim *o, const float *s0)
+{
+	const double t = (double)o->t;
+
+	memset(sp, 0, sizeof(*sp));
+	sp->kind = o->kind;
+	sp->has_wd = o->weight_decay > 0 || o->weight_decay < 0 || isnan(o->weight_decay);
+	sp->has_buf = s0 != NULL;
+	sp->wd = (float)o->weight_decay;
+	sp->mom = (float)o->momentum;
+	sp->damp1 = (float)(1 - o->dampening);
+	sp->neg_lr = (float)-o->lr;
+	sp->eps = (float)o->eps;
+	sp->alpha = (float)o->alpha;
+	sp->one_alpha = (float)(1 - o->alpha);
+	sp->decay = (float)(1 - o->lr * o->weight_decay);
+	sp->b1 = (float)o->beta1;
+	sp->one_b1 = (float)(1 - o->beta1);
+	sp->b2 = (float)o->beta2;
+	sp->one_b2 = (float)(1 - o->beta2);
+	sp->bc2_sqrt = (float)sqrt(1 - pow(o->beta2, t));
+	if (o->kind == GT_OPT_ADAGRAD)
+		sp->neg_lr = (float)-(o->lr / (1 + (t - 1) * o->lr_decay));
+	else if (o->kind == GT_OPT_ADAM || o->kind == GT_OPT_ADAMW)
+		sp->neg_lr = (float)-(o->lr / (1 - pow(o->beta1, t)));
+}
+
+/* levels_exact() by gc_avx512_exact(), f32. */
+static void exact_avx512(struct gc_ctx *c, const float *g, size_t n,
+			 const struct gt_codec_aux *aux)
+{
+	const int ns = gt_optim_nstates(c->optim->kind);
+	const float *const s0 = ns >= 1 ? aux->state[0] : NULL;
+	const float *const s1 = ns >= 2 ? aux->state[1] : NULL;
+	const int prune = gc_avx512_has_sub((const void *)g, n);
+	struct gc_sparams sp;
+
+	sparams_init(&sp, c->optim, s0);
+	gc_avx512_exact(&sp, c->lev, prune, n, g, aux->param, s0, s1, c->lv, (void *)c->tv);
+	c->cv = prune ? c->tv : (const void *)g;
+}
+
 /* Exact: the highest level (or pruning) that keeps θ_t bit-identical. */
 static int levels_exact(struct gc_ctx *c, const void *src, size_t n,
 			const struct gt_codec_aux *aux)
@@ -852,6 +895,10 @@ static int levels_exact(struct gc_ctx *c, const void *src, size_t n,
 	const uint64_t mag = (UINT64_C(1) << (c->eb + c->mb)) - 1;
 	size_t nsub = 0, undecided = 0;
 
+	if (c->dt == GT_DT_F32 && c->isa == GC_ISA_AVX512) {
+		exact_avx512(c, g, n, aux);
+		return 0;
+	}
 	GT_TRY(gt_optim_step(c->optim, n, g, aux->param, aux->state[0],
 			     aux->state[1], c->ref, NULL, NULL));
 	for (size_t i = 0; i < n; i++) {
@@ -973,8 +1020,24 @@ static uint64_t count_part(struct gc_ctx *c, size_t i0, size_t stop, uint64_t *c
 static int count_f32(struct gc_ctx *c, size_t n, uint64_t *cnt)
 {
 	uint64_t bad = 0;
+	size_t i = 0;
 
-	for (size_t i0 = 0; i0 < n; i0 += 32768)
+	if (c->isa == GC_ISA_AVX512) {
+		const uint32_t zt = (uint32_t)zero_tokens(c);
+		struct gc_lparams lp;
+		int vbad = 0;
+
+		lp.cv = (const void *)c->cv;
+		lp.zt = zt;
+		lp.zl = c->mode == GC_PRUNE ? 0 : 3;
+		lp.zc[0] = (uint32_t)(c->enc[sym32(0, zt)] >> 40 & 1);
+		lp.zc[1] = (uint32_t)(c->enc[sym32(0x80000000u, zt)] >> 40 & 1);
+		lp.badmap = c->badmap;
+		i = gc_avx512_count(&lp, n, c->lv, cnt, &vbad);
+		if (vbad)
+			return GT_ERR(INVAL);
+	}
+	for (size_t i0 = i; i0 < n; i0 += 32768)
 		bad |= count_part(c, i0, n - i0 < 32768 ? n : i0 + 32768, cnt);
 	return bad >> 41 ? GT_ERR(INVAL) : 0;
 }

@@ -84,6 +84,39 @@ size_t gc_avx512_encode(const struct gc_eparams *ep, const uint32_t *cv,
 			const unsigned char *mend, struct gt_bitw_fast *lw,
 			const unsigned char *lend);
 
+/*
+ * gc_avx512_count - count_levels() of gcomp.c for values [0, k), k = @n
+ * rounded down to 16, as for gc_avx512_levels() but with the levels
+ * already in @lv (±0.0 set to @lp->zl here).
+ * @return k; *@bad_ret as there.
+ */
+size_t gc_avx512_count(const struct gc_lparams *lp, size_t n, uint8_t *lv, uint64_t *cnt,
+		       int *bad_ret);
+
+/*
+ * The float32 constants of one optimizer step, as gt_optim.c's step_*()
+ * compute them from struct gt_optim (gcomp.c fills them the same way):
+ * @has_buf whether the momentum buffer (state 0) exists yet.
+ */
+struct gc_sparams {
+	enum gt_optim_kind kind;
+	int has_wd, has_buf;
+	float wd, mom, damp1, neg_lr, eps, alpha, one_alpha, decay;
+	float b1, one_b1, b2, one_b2, bc2_sqrt;
+};
+
+/*
+ * gc_avx512_exact - exact mode's levels of @n f32 values (gcomp.c's
+ * levels_exact()): lv[i] the highest level whose truncated g gives a θ_t
+ * bit-identical to g's (0 when none; 3 for ±0.0 and for a value pruned);
+ * with @prune (the chunk holds a subnormal) first a zero of g's sign is
+ * tried, and @tv receives every value, the pruned ones as that zero.
+ * @neg_lr of @sp is −η (−η̃ for AdaGrad, −η/(1 − β1^t) for Adam).
+ */
+void gc_avx512_exact(const struct gc_sparams *sp, const unsigned *lev, int prune, size_t n,
+		     const float *g, const float *p, const float *s0, const float *s1,
+		     uint8_t *lv, uint32_t *tv);
+
 /* gc_avx512_has_sub - whether any of @n f32 values at @v is subnormal. */
 int gc_avx512_has_sub(const uint32_t *v, size_t n);
 

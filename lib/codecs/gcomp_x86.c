@@ -31,7 +31,7 @@
 
 #ifdef GC_X86
 
-#define GC_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,bmi2,popcnt")))
+#define GC_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi,bmi2,popcnt,fma")))
 #define GC_INLINE static inline __attribute__((always_inline)) GC_TARGET
 /* gcc -O2 keeps short loops over vectors as loops, through the stack */
 #define GC_UNROLL _Pragma("GCC unroll 16")
@@ -448,6 +448,182 @@ GC_TARGET size_t gc_avx512_encode(const struct gc_eparams *ep, const uint32_t *c
 	return i;
 }
 
+/* The carrier count and the ±0.0 level of sixteen values at @i whose
+ * level is in @l (count_part() in gcomp.c). */
+GC_INLINE void tally16(const struct gc_lparams *lp, size_t i, __m128i l, uint8_t *lv,
+		       uint64_t *cnt, __m512i *bad)
+{
+	const __m512i ff = _mm512_set1_epi32(0xff), zero = _mm512_setzero_si512();
+	const __m512i cu = _mm512_loadu_si512(lp->cv + i);
+	const __mmask16 zm = _mm512_cmpeq_epi32_mask(_mm512_slli_epi32(cu, 1), zero);
+	const __mmask16 zp = _mm512_cmpeq_epi32_mask(cu, zero);
+	const __mmask16 carry = (__mmask16)(~zm | (lp->zc[0] ? zp : 0) |
+					    (lp->zc[1] ? zm & ~zp : 0));
+	__m512i sym = _mm512_and_si512(_mm512_srli_epi32(cu, 23), ff), w;
+
+	l = _mm_mask_mov_epi8(l, zm, _mm_set1_epi8((char)lp->zl));
+	_mm_storeu_si128((__m128i *)(void *)(lv + i), l);
+	GC_UNROLL
+	for (int k = 0; k < 4; k++)
+		cnt[k] += (uint64_t)__builtin_popcount(
+			_mm_cmpeq_epi8_mask(l, _mm_set1_epi8((char)k)) & carry);
+	if (lp->zt)
+		sym = _mm512_mask_or_epi32(sym, zm, sym,
+					   _mm512_add_epi32(_mm512_set1_epi32(256),
+							    _mm512_srli_epi32(cu, 31)));
+	w = _mm512_permutexvar_epi32(_mm512_srli_epi32(sym, 5), _mm512_loadu_si512(lp->badmap));
+	*bad = _mm512_or_si512(*bad, _mm512_srlv_epi32(w, _mm512_and_si512(sym, _mm512_set1_epi32(31))));
+}
+
+GC_TARGET size_t gc_avx512_count(const struct gc_lparams *lp, size_t n, uint8_t *lv,
+				 uint64_t *cnt, int *bad_ret)
+{
+	__m512i bad = _mm512_setzero_si512();
+	uint64_t k[4] = { 0, 0, 0, 0 };
+	size_t i = 0;
+
+	for (; i + 16 <= n; i += 16)
+		tally16(lp, i, _mm_loadu_si128((const __m128i *)(const void *)(lv + i)), lv, k,
+			&bad);
+	GC_UNROLL
+	for (int l = 0; l < 4; l++)
+		cnt[l] += k[l];
+	*bad_ret = _mm512_test_epi32_mask(bad, _mm512_set1_epi32(1)) != 0;
+	return i;
+}
+
+#define F(x) _mm512_set1_ps(x)
+
+/* θ_t of sixteen values, float32, as gt_optim.c's step_*() compute it
+ * (the same operations, fmaf() as a fused multiply-add instruction: both
+ * round once); @s0, @s1 the states (zeros when absent). */
+GC_INLINE __m512 step16(const struct gc_sparams *sp, enum gt_optim_kind kind, __m512 g,
+			__m512 p, __m512 s0, __m512 s1)
+{
+	__m512 d, b, v, m, pi;
+
+	switch (kind) {
+	case GT_OPT_MOMENTUM:
+	case GT_OPT_NESTEROV:
+	case GT_OPT_SGD:
+		d = sp->has_wd ? _mm512_fmadd_ps(p, F(sp->wd), g) : g;
+		if (kind != GT_OPT_SGD) {
+			b = sp->has_buf ? _mm512_fmadd_ps(d, F(sp->damp1),
+							  _mm512_mul_ps(s0, F(sp->mom))) : d;
+			d = kind == GT_OPT_NESTEROV ? _mm512_fmadd_ps(b, F(sp->mom), d) : b;
+		}
+		return _mm512_fmadd_ps(d, F(sp->neg_lr), p);
+	case GT_OPT_ADAGRAD:
+		d = sp->has_wd ? _mm512_fmadd_ps(p, F(sp->wd), g) : g;
+		v = _mm512_fmadd_ps(d, d, s0);
+		return _mm512_add_ps(p, _mm512_div_ps(_mm512_mul_ps(F(sp->neg_lr), d),
+						      _mm512_add_ps(_mm512_sqrt_ps(v), F(sp->eps))));
+	case GT_OPT_RMSPROP:
+		d = sp->has_wd ? _mm512_fmadd_ps(p, F(sp->wd), g) : g;
+		v = _mm512_fmadd_ps(_mm512_mul_ps(d, F(sp->one_alpha)), d,
+				    _mm512_mul_ps(s0, F(sp->alpha)));
+		return _mm512_add_ps(p, _mm512_div_ps(_mm512_mul_ps(F(sp->neg_lr), d),
+						      _mm512_add_ps(_mm512_sqrt_ps(v), F(sp->eps))));
+	case GT_OPT_ADAM:
+	case GT_OPT_ADAMW:
+		pi = kind == GT_OPT_ADAMW ? _mm512_mul_ps(p, F(sp->decay)) : p;
+		d = kind == GT_OPT_ADAM && sp->has_wd ? _mm512_fmadd_ps(p, F(sp->wd), g) : g;
+		m = _mm512_fmadd_ps(d, F(sp->one_b1), _mm512_mul_ps(s0, F(sp->b1)));
+		v = _mm512_fmadd_ps(_mm512_mul_ps(d, F(sp->one_b2)), d, _mm512_mul_ps(s1, F(sp->b2)));
+		return _mm512_add_ps(pi, _mm512_div_ps(_mm512_mul_ps(F(sp->neg_lr), m),
+						       _mm512_add_ps(_mm512_div_ps(_mm512_sqrt_ps(v),
+										   F(sp->bc2_sqrt)),
+								     F(sp->eps))));
+	case GT_OPT_NONE:
+		break;
+	}
+	return p;
+}
+
+/* Exact mode's choice for sixteen values at @i (levels_exact() in
+ * gcomp.c, fused: one step for g, then per candidate only while a lane
+ * is undecided); @live: the lanes inside the chunk. */
+GC_INLINE void exact16(const struct gc_sparams *sp, enum gt_optim_kind kind,
+		       const unsigned *lev, int prune, size_t i, __mmask16 live, const float *g,
+		       const float *p, const float *s0, const float *s1, uint8_t *lv, uint32_t *tv)
+{
+	const __m512 gv = _mm512_maskz_loadu_ps(live, g + i), pv = _mm512_maskz_loadu_ps(live, p + i);
+	const __m512 a0 = s0 ? _mm512_maskz_loadu_ps(live, s0 + i) : _mm512_setzero_ps();
+	const __m512 a1 = s1 ? _mm512_maskz_loadu_ps(live, s1 + i) : _mm512_setzero_ps();
+	const __m512i u = _mm512_castps_si512(gv), em = _mm512_set1_epi32(0x7f800000);
+	const __m512i ref = _mm512_castps_si512(step16(sp, kind, gv, pv, a0, a1));
+	const __mmask16 inf = _mm512_cmpeq_epi32_mask(_mm512_and_si512(u, em), em);
+	const __mmask16 zero = _mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7fffffff));
+	__mmask16 open = (__mmask16)~(inf | zero), hit;
+	__m128i l = _mm_maskz_set1_epi8(zero, 3);
+	__m512i c;
+
+	if (prune) {
+		/* a zero of the value's sign: coded as its token, level 3 */
+		c = _mm512_and_si512(u, _mm512_set1_epi32((int)0x80000000u));
+		hit = open & _mm512_cmpeq_epi32_mask(_mm512_castps_si512(step16(
+			sp, kind, _mm512_castsi512_ps(c), pv, a0, a1)), ref);
+		_mm512_mask_storeu_epi32(tv + i, live, _mm512_mask_mov_epi32(u, hit, c));
+		l = _mm_mask_mov_epi8(l, hit, _mm_set1_epi8(3));
+		open &= (__mmask16)~hit;
+	}
+	for (int k = 3; k >= 1 && open; k--) {
+		c = _mm512_and_si512(u, _mm512_set1_epi32((int)(~0u << lev[k])));
+		hit = open & _mm512_cmpeq_epi32_mask(_mm512_castps_si512(step16(
+			sp, kind, _mm512_castsi512_ps(c), pv, a0, a1)), ref);
+		l = _mm_mask_mov_epi8(l, hit, _mm_set1_epi8((char)k));
+		open &= (__mmask16)~hit;
+	}
+	_mm_mask_storeu_epi8(lv + i, live, l);
+}
+
+GC_INLINE void exact_kind(const struct gc_sparams *sp, enum gt_optim_kind kind,
+			  const unsigned *lev, int prune, size_t n, const float *g,
+			  const float *p, const float *s0, const float *s1, uint8_t *lv,
+			  uint32_t *tv)
+{
+	for (size_t i = 0; i < n; i += 16) {
+		const __mmask16 live = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
+
+		_mm_prefetch((const char *)(p + i + GC_AHEAD), _MM_HINT_T0);
+		if (s0)
+			_mm_prefetch((const char *)(s0 + i + GC_AHEAD), _MM_HINT_T0);
+		if (s1)
+			_mm_prefetch((const char *)(s1 + i + GC_AHEAD), _MM_HINT_T0);
+		exact16(sp, kind, lev, prune, i, live, g, p, s0, s1, lv, tv);
+	}
+}
+
+GC_TARGET void gc_avx512_exact(const struct gc_sparams *sp, const unsigned *lev, int prune,
+			       size_t n, const float *g, const float *p, const float *s0,
+			       const float *s1, uint8_t *lv, uint32_t *tv)
+{
+	switch (sp->kind) {
+	case GT_OPT_MOMENTUM:
+		exact_kind(sp, GT_OPT_MOMENTUM, lev, prune, n, g, p, s0, s1, lv, tv);
+		return;
+	case GT_OPT_NESTEROV:
+		exact_kind(sp, GT_OPT_NESTEROV, lev, prune, n, g, p, s0, s1, lv, tv);
+		return;
+	case GT_OPT_ADAGRAD:
+		exact_kind(sp, GT_OPT_ADAGRAD, lev, prune, n, g, p, s0, s1, lv, tv);
+		return;
+	case GT_OPT_RMSPROP:
+		exact_kind(sp, GT_OPT_RMSPROP, lev, prune, n, g, p, s0, s1, lv, tv);
+		return;
+	case GT_OPT_ADAM:
+		exact_kind(sp, GT_OPT_ADAM, lev, prune, n, g, p, s0, s1, lv, tv);
+		return;
+	case GT_OPT_ADAMW:
+		exact_kind(sp, GT_OPT_ADAMW, lev, prune, n, g, p, s0, s1, lv, tv);
+		return;
+	case GT_OPT_SGD:
+	case GT_OPT_NONE:
+		break;
+	}
+	exact_kind(sp, GT_OPT_SGD, lev, prune, n, g, p, s0, s1, lv, tv);
+}
+
 /* Whether any of @n f32 values at @v is subnormal (the chunk's first
  * pass over memory: four lines at a time, prefetching ahead). */
 GC_TARGET int gc_avx512_has_sub(const uint32_t *v, size_t n)
@@ -478,6 +654,22 @@ GC_TARGET int gc_avx512_has_sub(const uint32_t *v, size_t n)
 }
 
 #else /* no x86-64: the scalar path only */
+
+size_t gc_avx512_count(const struct gc_lparams *lp, size_t n, uint8_t *lv, uint64_t *cnt,
+		       int *bad_ret)
+{
+	(void)lp, (void)n, (void)lv, (void)cnt;
+	*bad_ret = 0;
+	return 0;
+}
+
+void gc_avx512_exact(const struct gc_sparams *sp, const unsigned *lev, int prune, size_t n,
+		     const float *g, const float *p, const float *s0, const float *s1,
+		     uint8_t *lv, uint32_t *tv)
+{
+	(void)sp, (void)lev, (void)prune, (void)n, (void)g, (void)p, (void)s0, (void)s1;
+	(void)lv, (void)tv;
+}
 
 int gc_avx512_has_sub(const uint32_t *v, size_t n)
 {

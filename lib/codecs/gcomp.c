@@ -1331,7 +1331,9 @@ const struct gt_codec gt_codec_gcomp = {
 		"margin=N    level l needs |delta| > 2^(levels[l] + N), -64-64 (default 0)\n"
 		"mode=M      full, single-quant, multi-quant, zero-prune or exact (default full)\n"
 		"maxlen=N    longest Huffman code n_theta, 1-15 (default 12)\n"
-		"method=M    table builder: best, gcomp or pm (default best)\n",
+		"method=M    table builder: best, gcomp or pm (default best)\n"
+		"isa=I       encoder instruction set: auto, scalar or avx512; same output\n"
+		"            (default auto)\n",
 	.ctx_new = gc_new,
 	.ctx_free = gc_free,
 	.canon = gc_canon,

@@ -1208,8 +1208,6 @@ static size_t enc_avx512(const struct gc_ctx *c, size_t i, size_t n, struct gc_w
 	struct gc_eparams ep;
 	struct gt_bitw_fast cw, mw, lw;
 
-	if (n - i < 32)
-		return i;
 	for (unsigned s = 0; s < 2; s++) {
 		const uint64_t e = c->enc[sym32(s << 31, zt)];
 
@@ -1217,6 +1215,7 @@ static size_t enc_avx512(const struct gc_ctx *c, size_t i, size_t n, struct gc_w
 		ep.zc[s] = (uint32_t)(e >> 40 & 1);
 	}
 	ep.ctab = c->ctab;
+	ep.run_code = c->enc[GT_HUFF_RUN(8)];
 	ep.zt = zt;
 	ep.runs = c->runs && zt;
 	ep.lstream = c->mode != GC_PRUNE;

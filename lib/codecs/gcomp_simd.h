@@ -61,10 +61,12 @@ size_t gc_avx512_levels(const struct gc_dplan *q, const struct gc_lparams *lp,
  * (bits | length << 24, from gc_ctx.enc), @zent[s] and @zc[s] the code
  * and carrier flag of a ±0.0 of sign s when @zt (ZERO/NZERO tokens),
  * @runs whether runs of +0.0 are coded, @lstream whether levels are
- * written, @sh[l] and @wd[l] the dropped bits and word width of level l.
+ * written, @sh[l] and @wd[l] the dropped bits and word width of level l,
+ * @run_code the RUN code (bits | length << 32, from gc_ctx.enc).
  */
 struct gc_eparams {
 	const uint32_t *ctab;
+	uint64_t run_code;
 	uint32_t zent[2], zc[2], zt;
 	int runs, lstream;
 	unsigned sh[4], wd[4];
@@ -72,11 +74,11 @@ struct gc_eparams {
 
 /*
  * gc_avx512_encode - tokens, levels and words of f32 values @cv from @i
- * on, sixteen at a time, while @n - i >= 32, each writer has 128 bytes of
- * room before its end (@cend, @mend, @lend) and no RUN may start in the
- * next sixteen values; the same bits as gcomp.c's enc_quad().  Every
+ * on, sixteen at a time (fewer at the end), RUN tokens where enc_values()
+ * in gcomp.c codes them, while each writer has 128 bytes of room before
+ * its end (@cend, @mend, @lend); the same bits as enc_values().  Every
  * symbol must have a code (the level pass checked).
- * @return where it stopped.
+ * @return where it stopped: @n, or where a writer ran short of room.
  */
 size_t gc_avx512_encode(const struct gc_eparams *ep, const uint32_t *cv,
 			const uint8_t *lv, size_t i, size_t n, struct gt_bitw_fast *cw,

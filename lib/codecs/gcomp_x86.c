@@ -367,23 +367,26 @@ GC_INLINE __m512i pair_up(__m512i v, __m512i w)
 			       _mm512_slli_epi64(_mm512_add_epi64(we, _mm512_srli_epi64(w, 32)), 58));
 }
 
-/* Sixteen values at @i: codes, the carriers' levels, words. */
+/* The values at @i in lanes @live (the others are none): codes, the
+ * carriers' levels, words. */
 GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint8_t *lv,
-		     size_t i, __m512i shv, __m512i wdv, struct gt_bitw_fast *cw,
+		     size_t i, __mmask16 live, __m512i shv, __m512i wdv, struct gt_bitw_fast *cw,
 		     struct gt_bitw_fast *mw, struct gt_bitw_fast *lw)
 {
-	const __m512i u = _mm512_loadu_si512(cv + i), zero = _mm512_setzero_si512();
+	const __m512i u = _mm512_maskz_loadu_epi32(live, cv + i), zero = _mm512_setzero_si512();
 	const __m512i ex = _mm512_and_si512(_mm512_srli_epi32(u, 23), _mm512_set1_epi32(0xff));
 	const __mmask16 zm = ep->zt ? _mm512_cmpeq_epi32_mask(_mm512_slli_epi32(u, 1), zero) : 0;
 	const __mmask16 zp = _mm512_cmpeq_epi32_mask(u, zero) & zm;
-	const __mmask16 mm = (__mmask16)(~zm | (ep->zc[0] ? zp : 0) | (ep->zc[1] ? zm & ~zp : 0));
-	const __m512i l = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)
-								 (lv + i)));
+	const __mmask16 mm = (__mmask16)(~zm | (ep->zc[0] ? zp : 0) | (ep->zc[1] ? zm & ~zp : 0)) &
+			     live;
+	const __m128i lb = _mm_maskz_loadu_epi8(live, lv + i);
+	const __m512i l = _mm512_cvtepu8_epi32(lb);
 	__m512i ce = lookup16(ep->ctab, ex), w;
-	uint64_t p[16] __attribute__((aligned(64))), lb[2];
+	uint64_t p[16] __attribute__((aligned(64))), lq[2];
 
 	ce = _mm512_mask_mov_epi32(ce, zp, _mm512_set1_epi32((int)ep->zent[0]));
-	ce = _mm512_mask_mov_epi32(ce, zm & ~zp, _mm512_set1_epi32((int)ep->zent[1]));
+	ce = _mm512_maskz_mov_epi32(live, _mm512_mask_mov_epi32(ce, zm & ~zp,
+								  _mm512_set1_epi32((int)ep->zent[1])));
 	/* the word: (sign << 23 | mantissa) >> dropped bits, carriers only */
 	w = _mm512_or_si512(_mm512_slli_epi32(_mm512_srli_epi32(u, 31), 23),
 			    _mm512_and_si512(u, _mm512_set1_epi32(0x7fffff)));
@@ -397,9 +400,9 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 		gt_bitw_fast_put(cw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));
 	if (ep->lstream) {
 		/* 2-bit levels of all sixteen, then the carriers' alone */
-		memcpy(lb, lv + i, 16);
-		gt_bitw_fast_put(lw, _pext_u64(_pext_u64(lb[0], UINT64_C(0x0303030303030303)) |
-						       _pext_u64(lb[1], UINT64_C(0x0303030303030303)) << 16,
+		_mm_storeu_si128((__m128i *)(void *)lq, lb);
+		gt_bitw_fast_put(lw, _pext_u64(_pext_u64(lq[0], UINT64_C(0x0303030303030303)) |
+						       _pext_u64(lq[1], UINT64_C(0x0303030303030303)) << 16,
 					       _pdep_u64(mm, 0x55555555) * 3),
 				 2 * (unsigned)__builtin_popcount(mm));
 	}
@@ -408,18 +411,43 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 		gt_bitw_fast_put(mw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));
 }
 
-/* Whether a RUN (8 or more +0.0) may start at one of @cv[i..i+15]. */
-GC_INLINE int run_near(const uint32_t *cv, size_t i)
+/* The lanes of the (up to) @left values at @v that are +0.0. */
+GC_INLINE __mmask16 zeros16(const uint32_t *v, size_t left)
 {
-	const __m512i zero = _mm512_setzero_si512();
-	const uint32_t z = _mm512_cmpeq_epi32_mask(_mm512_loadu_si512(cv + i), zero) |
-			   (uint32_t)_mm512_cmpeq_epi32_mask(_mm512_loadu_si512(cv + i + 16), zero)
-				   << 16;
-	uint32_t r = z & z >> 1;
+	const __mmask16 live = left >= 16 ? 0xffff : (__mmask16)((1u << left) - 1);
 
-	r &= r >> 2;
-	r &= r >> 4;
-	return (r & 0xffff) != 0;
+	return _mm512_mask_cmpeq_epi32_mask(live, _mm512_maskz_loadu_epi32(live, v),
+					    _mm512_setzero_si512());
+}
+
+/* The +0.0 values from @j (at least 8) on, before @n. */
+GC_INLINE size_t run_len(const uint32_t *cv, size_t j, size_t n)
+{
+	size_t p = j + 8;
+
+	while (p < n) {
+		const __mmask16 z = zeros16(cv + p, n - p);
+
+		if (z != 0xffff) {
+			p += (size_t)__builtin_ctz(~(unsigned)z);
+			break;
+		}
+		p += 16;
+	}
+	return (p < n ? p : n) - j;
+}
+
+/* The RUN token of @len +0.0 values as gt_huff_put_run() writes it: the
+ * code, then the Elias gamma code of len - 7 (k zeros, a one, the low k
+ * bits; k < 40 here). */
+GC_INLINE void put_run(struct gt_bitw_fast *cw, uint64_t run_code, uint64_t len)
+{
+	const uint64_t v = len - 7;
+	const unsigned k = 63 - (unsigned)__builtin_clzll(v);
+
+	gt_bitw_fast_put(cw, run_code & 0xffffffff, (unsigned)(run_code >> 32) & 0xff);
+	gt_bitw_fast_put(cw, UINT64_C(1) << k, k + 1);
+	gt_bitw_fast_put(cw, _bzhi_u64(v, k), k);
 }
 
 GC_TARGET size_t gc_avx512_encode(const struct gc_eparams *ep, const uint32_t *cv,
@@ -435,12 +463,35 @@ GC_TARGET size_t gc_avx512_encode(const struct gc_eparams *ep, const uint32_t *c
 					      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 	struct gt_bitw_fast c = *cw, m = *mw, l = *lw;
 
-	while (n - i >= 32 && cend - c.ptr >= 128 && mend - m.ptr >= 128 &&
-	       lend - l.ptr >= 128) {
-		if (ep->runs && run_near(cv, i))
+	while (i < n && cend - c.ptr >= 128 && mend - m.ptr >= 128 && lend - l.ptr >= 128) {
+		const size_t left = n - i;
+		__mmask16 live = left >= 16 ? 0xffff : (__mmask16)((1u << left) - 1);
+		uint32_t r = 0;
+		size_t len;
+
+		if (ep->runs) {
+			/* r: where 8 +0.0 start among the next sixteen */
+			const uint32_t z = zeros16(cv + i, left) |
+					   (left > 16 ? (uint32_t)zeros16(cv + i + 16, left - 16) << 16 : 0);
+
+			r = z & z >> 1;
+			r &= r >> 2;
+			r &= (r >> 4) & 0xffff;
+			live &= (__mmask16)(r ? (1u << __builtin_ctz(r)) - 1 : 0xffff);
+		}
+		if (live)
+			enc16(ep, cv, lv, i, live, shv, wdv, &c, &m, &l);
+		if (!r) {
+			i += left < 16 ? left : 16;
+			continue;
+		}
+		/* a stretch of 8 or more: one RUN, as enc_values() codes it */
+		i += (size_t)__builtin_ctz(r);
+		len = run_len(cv, i, n);
+		if (len >= (UINT64_C(1) << 39))
 			break;
-		enc16(ep, cv, lv, i, shv, wdv, &c, &m, &l);
-		i += 16;
+		put_run(&c, ep->run_code, len);
+		i += len;
 	}
 	*cw = c;
 	*mw = m;

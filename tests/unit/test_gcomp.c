@@ -962,7 +962,8 @@ static void near_threshold(const struct gt_optim *o, const float *g, float *p,
  * The kernels' levels (an approximate filter in front of the exact double
  * test) equal the scalar path's and gt_optim_delta()'s for every optimizer,
  * with and without weight decay and state, on values placed on, near and
- * off the thresholds, with zeros, subnormals, Inf and NaN among them.
+ * off the thresholds, with zeros (alone and in stretches that RUN tokens
+ * code), subnormals, Inf and NaN among them.
  */
 static void test_isa_random(void)
 {
@@ -982,6 +983,8 @@ static void test_isa_random(void)
 		for (int variant = 0; variant < 4; variant++) {
 			struct gt_optim o = sgd(0.01);
 			struct gt_codec_aux aux = { p, { s0, s1 } };
+			size_t run = 0;
+			int neg = 0;
 
 			o.kind = kinds[k];
 			o.have = ~0u;
@@ -1006,7 +1009,16 @@ static void test_isa_random(void)
 				if (r2 % 8)
 					near_threshold(&o, g, p, aux.state[0], aux.state[1], i,
 						       check_rand());
+				/* stretches of +0.0 (RUN tokens from 8 on), some of -0.0 */
+				if (run == 0 && r % 61 == 0)
+					run = (size_t)(r >> 32) % 40 + 1, neg = r >> 50 & 1 && r >> 51 & 1;
+				if (run) {
+					g[i] = neg ? -0.0f : 0.0f;
+					run--;
+				}
 			}
+			for (size_t i = n - 20; i < n; i++)
+				g[i] = variant & 1 ? 0.0f : g[i]; /* a run at the end */
 			same_bytes(&o, g, n, &aux);
 			for (int m = M_FULL; m <= M_MULTI; m += M_MULTI - M_FULL) {
 				struct gt_codec_ctx *enc, *dc;

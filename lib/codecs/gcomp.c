@@ -155,7 +155,7 @@ static int parse_isa(struct gc_ctx *c, const struct gt_kv *kv, struct gt_diag *d
 		isa = (int)gc_isa_detect();
 	else if (isa == GC_ISA_AVX512 && gc_isa_detect() != GC_ISA_AVX512)
 		return gt_diag_set(d, GT_ERR(UNSUPPORTED),
-				   "codec gcomp: isa avx512: this CPU does not run it");
+				   "codec gcomp: isa avx512: not available (CPU or build)");
 	c->isa = isa;
 	return 0;
 }

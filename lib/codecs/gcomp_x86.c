@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define GC_X86
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GT_NO_SIMD)
+#define GC_X86 /* -DGT_NO_SIMD builds the scalar path alone */
 #include <immintrin.h>
 #endif
 

@@ -976,7 +976,7 @@ static void test_isa_random(void)
 	float *s1 = malloc(n * 4), *dec = malloc(n * 4);
 
 	if (!have_avx512()) {
-		printf("test_isa_random: no AVX-512 on this CPU, skipped\n");
+		printf("test_isa_random: isa=avx512 not available here, skipped\n");
 		goto out;
 	}
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
@@ -1053,7 +1053,7 @@ static void test_isa_traces(void)
 	};
 
 	if (!have_avx512()) {
-		printf("test_isa_traces: no AVX-512 on this CPU, skipped\n");
+		printf("test_isa_traces: isa=avx512 not available here, skipped\n");
 		return;
 	}
 	for (size_t f = 0; f < sizeof(paths) / sizeof(paths[0]); f++) {

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "gcomp_impl.h"
+#include "gcomp_simd.h"
 #include "../banned.h"
 
 /*
@@ -67,6 +68,15 @@
  *
  * Stats: level0..level3 count carriers, pruned counts the values coded
  * by their exponent token alone: ±0.0 and flushed subnormals (n - mc).
+ *
+ * Speed (f32): with isa=avx512 (the default where the CPU has it) the
+ * kernels of gcomp_x86.c do the per-value work: levels by δ with the
+ * carrier count fused (an approximate filter, the exact double test for
+ * the values near a threshold), exact mode's steps (one pass, candidates
+ * only while undecided), the carrier count of the other modes, and the
+ * tokens, levels and words sixteen values at a time, RUNs included.  They
+ * give the bytes of the scalar code here (isa=scalar), which stays the
+ * reference and the path of every other dtype and CPU.
  */
 
 static const char *const mode_names[] = { "full", "single-quant", "multi-quant",
@@ -130,6 +140,26 @@ static int parse_name(const struct gt_kv *kv, const char *const *names, int n,
 			   kv->key, kv->val, expect);
 }
 
+/*
+ * isa=auto|scalar|avx512: the encoder's kernels (gcomp_simd.h); the bytes
+ * are the same, so the option is not part of the canonical form.  auto
+ * (the default) takes the best the CPU runs.
+ */
+static int parse_isa(struct gc_ctx *c, const struct gt_kv *kv, struct gt_diag *d)
+{
+	static const char *const names[] = { "scalar", "avx512", "auto" };
+	int isa = 2;
+
+	GT_TRY(parse_name(kv, names, 3, "auto, scalar or avx512", &isa, d));
+	if (isa == 2)
+		isa = (int)gc_isa_detect();
+	else if (isa == GC_ISA_AVX512 && gc_isa_detect() != GC_ISA_AVX512)
+		return gt_diag_set(d, GT_ERR(UNSUPPORTED),
+				   "codec gcomp: isa avx512: not available (CPU or build)");
+	c->isa = isa;
+	return 0;
+}
+
 static int parse_opts(struct gc_ctx *c, const struct gt_kv *kv, size_t nkv,
 		      struct gt_diag *d)
 {
@@ -151,6 +181,8 @@ static int parse_opts(struct gc_ctx *c, const struct gt_kv *kv, size_t nkv,
 			GT_TRY(gt_kv_int(&kv[i], "gcomp", -64, 64, &margin, d));
 		else if (!strcmp(kv[i].key, "levels"))
 			GT_TRY(parse_levels(kv[i].val, c->mb, c->lev, d));
+		else if (!strcmp(kv[i].key, "isa"))
+			GT_TRY(parse_isa(c, &kv[i], d));
 		else
 			return gt_kv_unknown(&kv[i], "gcomp", d);
 	}
@@ -177,6 +209,12 @@ static void prepare_enc(struct gc_ctx *c)
 			c->enc[s] = r.bits | (uint64_t)r.nbits << 32 |
 				    (uint64_t)r.mant << 40;
 	}
+	memset(c->badmap, 0, sizeof(c->badmap));
+	for (unsigned s = 0; s < 256; s++)
+		c->ctab[s] = (uint32_t)(c->enc[s] & 0xffffff) |
+			     (uint32_t)(c->enc[s] >> 32 & 0xff) << 24;
+	for (unsigned s = 0; s < c->table.nsyms && s < 512; s++)
+		c->badmap[s / 32] |= (uint32_t)(c->enc[s] >> 41 & 1) << (s % 32);
 	c->enc_ready = 1;
 }
 
@@ -205,6 +243,7 @@ static int gc_new(const struct gt_codec_params *p, const struct gt_kv *kv,
 	c->mb = gt_dtype_man_bits(p->dtype);
 	c->width = gt_dtype_size(p->dtype);
 	default_levels(p->dtype, c->lev);
+	c->isa = (int)gc_isa_detect();
 	rc = parse_opts(c, kv, nkv, d);
 	if (rc == 0 && p->optim) {
 		rc = gt_optim_check(p->optim, "codec gcomp", d);
@@ -237,6 +276,9 @@ static void scratch_free(struct gc_ctx *c)
 	free(c->ref);
 	free(c->out);
 	free(c->delta);
+	free(c->lbuf);
+	free(c->mbuf);
+	c->lbuf = c->mbuf = NULL;
 	c->tv = NULL;
 	c->lv = NULL;
 	c->gf = c->cand = c->ref = c->out = NULL;
@@ -250,6 +292,11 @@ static void gc_free(struct gt_codec_ctx *ctx)
 		scratch_free(gc(ctx));
 	free(ctx);
 }
+
+/* Bytes past the end of the level and mantissa streams in c->lbuf and
+ * c->mbuf: the vector encoder runs to their ends (it writes 8 bytes at
+ * a time, and stops 128 bytes short of a buffer's end). */
+#define GC_SLACK 160
 
 /* Scratch for @n values (once per larger chunk, never in a loop). */
 static int scratch(struct gc_ctx *c, size_t n)
@@ -266,7 +313,10 @@ static int scratch(struct gc_ctx *c, size_t n)
 	c->ref = malloc(n * sizeof(float));
 	c->out = malloc(n * sizeof(float));
 	c->delta = malloc(n * sizeof(double));
-	if (!c->tv || !c->lv || !c->gf || !c->cand || !c->ref || !c->out || !c->delta) {
+	c->lbuf = malloc(n / 4 + 1 + GC_SLACK);
+	c->mbuf = malloc(n * 4 + GC_SLACK);
+	if (!c->tv || !c->lv || !c->gf || !c->cand || !c->ref || !c->out || !c->delta ||
+	    !c->lbuf || !c->mbuf) {
 		scratch_free(c);
 		return GT_ERR(NOMEM);
 	}
@@ -337,7 +387,8 @@ static const unsigned char *flush_all(struct gc_ctx *c, const void *src, size_t 
 		const unsigned char *s = src;
 		unsigned char *const tv = c->tv;
 
-		if (!has_sub_f32(s, n))
+		if (c->isa == GC_ISA_AVX512 ? !gc_avx512_has_sub((const void *)s, n)
+					    : !has_sub_f32(s, n))
 			return s;
 		for (size_t i = 0; i < n; i++) {
 			uint32_t u;
@@ -386,6 +437,17 @@ static int gc_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	return prepare(c);
 }
 
+/* Whether @meta is the saved form of the table in use (a table is its
+ * dtype, maxlen and code lengths, all in the saved form). */
+static int same_table(const struct gc_ctx *c, const void *meta, size_t meta_len)
+{
+	unsigned char buf[GT_HUFF_SAVE_MAX];
+	size_t len = 0;
+
+	return gt_huff_save(&c->table, buf, sizeof(buf), &len) == 0 && len == meta_len &&
+	       !memcmp(buf, meta, len);
+}
+
 static int gc_block_load(struct gt_codec_ctx *ctx, const void *meta,
 			 size_t meta_len)
 {
@@ -393,6 +455,8 @@ static int gc_block_load(struct gt_codec_ctx *ctx, const void *meta,
 
 	if (c->fixed)
 		return meta_len ? GT_ERR(CORRUPT) : 0;
+	if (c->ready && same_table(c, meta, meta_len))
+		return 0; /* the encoder loading what block_begin just built */
 	c->ready = 0;
 	GT_TRY(gt_huff_load(&c->table, meta, meta_len, 0));
 	return prepare(c);
@@ -446,12 +510,6 @@ static const float *grads_f32(struct gc_ctx *c, const void *src, size_t n)
  */
 #define GC_DSLICE 512
 
-struct gc_dplan {
-	enum gt_optim_kind kind;
-	int first, quot; /* momentum without buffer; Q term with λ != 0 */
-	double K, lam, a1, a2, a3, a4, eps, bc1, bc2, t1, t2, t3;
-};
-
 static int dplan_init(struct gc_dplan *q, const struct gc_ctx *c,
 		      const struct gt_codec_aux *aux)
 {
@@ -467,12 +525,14 @@ static int dplan_init(struct gc_dplan *q, const struct gc_ctx *c,
 	q->eps = o->eps;
 	q->bc1 = 1 - pow(b1, t);
 	q->bc2 = 1 - pow(b2, t);
+	q->ibc2 = 1 / q->bc2;
 	q->t1 = c->thr[1];
 	q->t2 = c->thr[2];
 	q->t3 = c->thr[3];
 	q->first = ns < 1 || !aux->state[0];
 	q->quot = o->kind != GT_OPT_ADAMW && o->kind != GT_OPT_NESTEROV &&
 		  (lam > 0 || lam < 0);
+	q->qz = !q->quot && o->kind != GT_OPT_ADAMW && o->kind != GT_OPT_NESTEROV;
 	switch (o->kind) {
 	case GT_OPT_MOMENTUM:
 		q->K = q->first ? eta : eta * (1 - o->dampening);
@@ -653,7 +713,7 @@ static void delta_levels(const struct gc_dplan *q, size_t n, const float *restri
 {
 	double num[GC_DSLICE], den[GC_DSLICE];
 	const double K = q->K, lam = q->lam, t1 = q->t1, t2 = q->t2, t3 = q->t3;
-	const int qz = !q->quot && q->kind != GT_OPT_ADAMW && q->kind != GT_OPT_NESTEROV;
+	const int qz = q->qz;
 
 	delta_num(q, n, gv, pv, s0v, s1v, num);
 	if (q->quot) {
@@ -673,6 +733,25 @@ static void delta_levels(const struct gc_dplan *q, size_t n, const float *restri
 }
 
 static uint64_t count_part(struct gc_ctx *c, size_t i0, size_t stop, uint64_t *cnt);
+static inline uint32_t sym32(uint32_t u, uint32_t zt);
+
+/* gc_avx512_levels() on the chunk: the values it did (a multiple of 16),
+ * their carriers added to @cnt; *@bad: a symbol without a code. */
+static size_t levels_avx512(const struct gc_ctx *c, const struct gc_dplan *q,
+			    const float *g, size_t n, const struct gt_codec_aux *aux,
+			    const float *s0, const float *s1, uint64_t *cnt, int *bad)
+{
+	const uint32_t zt = c->mode != GC_SINGLE && c->mode != GC_MULTI;
+	struct gc_lparams lp;
+
+	lp.cv = (const void *)c->cv;
+	lp.zt = zt;
+	lp.zl = c->mode == GC_PRUNE ? 0 : 3;
+	lp.zc[0] = (uint32_t)(c->enc[sym32(0, zt)] >> 40 & 1);
+	lp.zc[1] = (uint32_t)(c->enc[sym32(0x80000000u, zt)] >> 40 & 1);
+	lp.badmap = c->badmap;
+	return gc_avx512_levels(q, &lp, n, g, aux->param, s0, s1, c->lv, cnt, bad);
+}
 
 /* f32 full and multi-quant: c->lv by delta_levels() and the carriers per
  * level into @cnt (count_levels()), a slice at a time while it is in L1;
@@ -686,9 +765,15 @@ static int levels_f32(struct gc_ctx *c, const struct gc_dplan *q, const float *g
 	const float *const s1 = ns >= 2 ? aux->state[1] : NULL;
 	uint8_t *const lv = c->lv;
 	uint64_t bad = 0;
+	size_t i0 = 0;
+	int vbad = 0;
 
 	cnt[0] = cnt[1] = cnt[2] = cnt[3] = 0;
-	for (size_t i = 0; i < n; i += GC_DSLICE) {
+	if (c->isa == GC_ISA_AVX512)
+		i0 = levels_avx512(c, q, g, n, aux, s0, s1, cnt, &vbad);
+	if (vbad)
+		return GT_ERR(INVAL);
+	for (size_t i = i0; i < n; i += GC_DSLICE) {
 		const size_t k = n - i < GC_DSLICE ? n - i : GC_DSLICE;
 
 		delta_levels(q, k, g + i, aux->param + i, s0 ? s0 + i : zeros,
@@ -775,6 +860,49 @@ static int exact_pass(struct gc_ctx *c, const void *src, size_t n, const float *
 	return 0;
 }
 
+/* The float32 constants of step_*() in gt_optim.c, computed as there. */
+static void sparams_init(struct gc_sparams *sp, const struct gt_optim *o, const float *s0)
+{
+	const double t = (double)o->t;
+
+	memset(sp, 0, sizeof(*sp));
+	sp->kind = o->kind;
+	sp->has_wd = o->weight_decay > 0 || o->weight_decay < 0 || isnan(o->weight_decay);
+	sp->has_buf = s0 != NULL;
+	sp->wd = (float)o->weight_decay;
+	sp->mom = (float)o->momentum;
+	sp->damp1 = (float)(1 - o->dampening);
+	sp->neg_lr = (float)-o->lr;
+	sp->eps = (float)o->eps;
+	sp->alpha = (float)o->alpha;
+	sp->one_alpha = (float)(1 - o->alpha);
+	sp->decay = (float)(1 - o->lr * o->weight_decay);
+	sp->b1 = (float)o->beta1;
+	sp->one_b1 = (float)(1 - o->beta1);
+	sp->b2 = (float)o->beta2;
+	sp->one_b2 = (float)(1 - o->beta2);
+	sp->bc2_sqrt = (float)sqrt(1 - pow(o->beta2, t));
+	if (o->kind == GT_OPT_ADAGRAD)
+		sp->neg_lr = (float)-(o->lr / (1 + (t - 1) * o->lr_decay));
+	else if (o->kind == GT_OPT_ADAM || o->kind == GT_OPT_ADAMW)
+		sp->neg_lr = (float)-(o->lr / (1 - pow(o->beta1, t)));
+}
+
+/* levels_exact() by gc_avx512_exact(), f32. */
+static void exact_avx512(struct gc_ctx *c, const float *g, size_t n,
+			 const struct gt_codec_aux *aux)
+{
+	const int ns = gt_optim_nstates(c->optim->kind);
+	const float *const s0 = ns >= 1 ? aux->state[0] : NULL;
+	const float *const s1 = ns >= 2 ? aux->state[1] : NULL;
+	const int prune = gc_avx512_has_sub((const void *)g, n);
+	struct gc_sparams sp;
+
+	sparams_init(&sp, c->optim, s0);
+	gc_avx512_exact(&sp, c->lev, prune, n, g, aux->param, s0, s1, c->lv, (void *)c->tv);
+	c->cv = prune ? c->tv : (const void *)g;
+}
+
 /* Exact: the highest level (or pruning) that keeps θ_t bit-identical. */
 static int levels_exact(struct gc_ctx *c, const void *src, size_t n,
 			const struct gt_codec_aux *aux)
@@ -784,6 +912,10 @@ static int levels_exact(struct gc_ctx *c, const void *src, size_t n,
 	const uint64_t mag = (UINT64_C(1) << (c->eb + c->mb)) - 1;
 	size_t nsub = 0, undecided = 0;
 
+	if (c->dt == GT_DT_F32 && c->isa == GC_ISA_AVX512) {
+		exact_avx512(c, g, n, aux);
+		return 0;
+	}
 	GT_TRY(gt_optim_step(c->optim, n, g, aux->param, aux->state[0],
 			     aux->state[1], c->ref, NULL, NULL));
 	for (size_t i = 0; i < n; i++) {
@@ -905,8 +1037,24 @@ static uint64_t count_part(struct gc_ctx *c, size_t i0, size_t stop, uint64_t *c
 static int count_f32(struct gc_ctx *c, size_t n, uint64_t *cnt)
 {
 	uint64_t bad = 0;
+	size_t i = 0;
 
-	for (size_t i0 = 0; i0 < n; i0 += 32768)
+	if (c->isa == GC_ISA_AVX512) {
+		const uint32_t zt = (uint32_t)zero_tokens(c);
+		struct gc_lparams lp;
+		int vbad = 0;
+
+		lp.cv = (const void *)c->cv;
+		lp.zt = zt;
+		lp.zl = c->mode == GC_PRUNE ? 0 : 3;
+		lp.zc[0] = (uint32_t)(c->enc[sym32(0, zt)] >> 40 & 1);
+		lp.zc[1] = (uint32_t)(c->enc[sym32(0x80000000u, zt)] >> 40 & 1);
+		lp.badmap = c->badmap;
+		i = gc_avx512_count(&lp, n, c->lv, cnt, &vbad);
+		if (vbad)
+			return GT_ERR(INVAL);
+	}
+	for (size_t i0 = i; i0 < n; i0 += 32768)
 		bad |= count_part(c, i0, n - i0 < 32768 ? n : i0 + 32768, cnt);
 	return bad >> 41 ? GT_ERR(INVAL) : 0;
 }
@@ -1070,6 +1218,39 @@ static size_t enc_f32(const struct gc_ctx *c, size_t i, size_t n,
 	return i;
 }
 
+/* gc_avx512_encode() from value @i on; returns where it stopped. */
+static size_t enc_avx512(const struct gc_ctx *c, size_t i, size_t n, struct gc_writers *w)
+{
+	const uint32_t zt = (uint32_t)zero_tokens(c);
+	struct gc_eparams ep;
+	struct gt_bitw_fast cw, mw, lw;
+
+	for (unsigned s = 0; s < 2; s++) {
+		const uint64_t e = c->enc[sym32(s << 31, zt)];
+
+		ep.zent[s] = (uint32_t)(e & 0xffffff) | (uint32_t)(e >> 32 & 0xff) << 24;
+		ep.zc[s] = (uint32_t)(e >> 40 & 1);
+	}
+	ep.ctab = c->ctab;
+	ep.run_code = c->enc[GT_HUFF_RUN(8)];
+	ep.zt = zt;
+	ep.runs = c->runs && zt;
+	ep.lstream = c->mode != GC_PRUNE;
+	for (int l = 0; l < 4; l++) {
+		ep.sh[l] = c->lev[l];
+		ep.wd[l] = 24 - c->lev[l];
+	}
+	cw = gt_bitw_fast_load(&w->cw);
+	mw = gt_bitw_fast_load(&w->mw);
+	lw = gt_bitw_fast_load(&w->lw);
+	i = gc_avx512_encode(&ep, (const void *)c->cv, c->lv, i, n, &cw, w->cw.end, &mw,
+			     w->mw.end, &lw, w->lw.end);
+	gt_bitw_fast_store(&cw, &w->cw);
+	gt_bitw_fast_store(&mw, &w->mw);
+	gt_bitw_fast_store(&lw, &w->lw);
+	return i;
+}
+
 static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 			const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
 			size_t *dst_len_ret)
@@ -1079,7 +1260,7 @@ static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 	uint64_t cnt[4], mc, mbits = 0;
 	size_t hlen = 0, lbytes, mbytes, len;
 	struct gc_writers w;
-	int rc;
+	int rc, vec;
 
 	if (!c->ready)
 		return GT_ERR(INVAL);
@@ -1102,11 +1283,16 @@ static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 	if (hlen > dst_cap || lbytes > dst_cap - hlen || mbytes > dst_cap - hlen - lbytes)
 		return GT_ERR(DST_TOO_SMALL);
 	memcpy(out, hdr, hlen);
-	gt_bitw_init(&w.lw, out + hlen, lbytes);
-	gt_bitw_init(&w.mw, out + hlen + lbytes, mbytes);
+	/* the vector encoder writes the level and mantissa streams into
+	 * scratch with slack (copied below), so that it runs to their ends */
+	vec = c->dt == GT_DT_F32 && c->isa == GC_ISA_AVX512;
+	gt_bitw_init(&w.lw, vec ? c->lbuf : out + hlen, lbytes + (vec ? GC_SLACK : 0));
+	gt_bitw_init(&w.mw, vec ? c->mbuf : out + hlen + lbytes, mbytes + (vec ? GC_SLACK : 0));
 	gt_bitw_init(&w.cw, out + hlen + lbytes + mbytes, dst_cap - hlen - lbytes - mbytes);
 	for (size_t i = 0; i < n;) {
 		if (c->dt == GT_DT_F32) {
+			if (c->isa == GC_ISA_AVX512)
+				i = enc_avx512(c, i, n, &w);
 			i = enc_f32(c, i, n, &w);
 			if (i < n)
 				i = enc_values(c, i, i + 1, n, &w);
@@ -1117,6 +1303,10 @@ static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 	if (gt_bitw_close(&w.lw, &len) < 0 || len != lbytes ||
 	    gt_bitw_close(&w.mw, &len) < 0 || len != mbytes)
 		return GT_ERR(INVAL); /* cannot happen: counted above */
+	if (vec) {
+		memcpy(out + hlen, c->lbuf, lbytes);
+		memcpy(out + hlen + lbytes, c->mbuf, mbytes);
+	}
 	GT_TRY(gt_bitw_close(&w.cw, &len));
 	*dst_len_ret = hlen + lbytes + mbytes + len;
 	return 0;
@@ -1159,7 +1349,9 @@ const struct gt_codec gt_codec_gcomp = {
 		"margin=N    level l needs |delta| > 2^(levels[l] + N), -64-64 (default 0)\n"
 		"mode=M      full, single-quant, multi-quant, zero-prune or exact (default full)\n"
 		"maxlen=N    longest Huffman code n_theta, 1-15 (default 12)\n"
-		"method=M    table builder: best, gcomp or pm (default best)\n",
+		"method=M    table builder: best, gcomp or pm (default best)\n"
+		"isa=I       encoder instruction set: auto, scalar or avx512; same output\n"
+		"            (default auto)\n",
 	.ctx_new = gc_new,
 	.ctx_free = gc_free,
 	.canon = gc_canon,

@@ -19,6 +19,7 @@ struct gc_ctx {
 	unsigned maxlen;
 	enum gt_huff_method method;
 	enum gc_mode mode;
+	int isa; /* enum gc_isa (gcomp_simd.h): the encoder's kernels */
 	unsigned lev[4];
 	long margin;
 	double thr[4]; /* 2^(lev[l] + margin) */
@@ -31,6 +32,9 @@ struct gc_ctx {
 	struct gt_huff_hist hist;
 	/* per symbol: code bits | nbits << 32 | mant << 40 | no code << 41 */
 	uint64_t enc[GT_HUFF_NSYM_MAX];
+	/* f32 vector encoder (gcomp_simd.h): exponent codes as bits | nbits
+	 * << 24, the map of symbols without a code */
+	uint32_t ctab[256], badmap[16];
 	uint16_t lut[GT_HUFF_LUT_MAX];
 	unsigned lbits; /* index bits of lut: the longest code's length */
 	/* f32 decode (prepare_f32); mbits 0: no mlut (small blocks) */
@@ -41,6 +45,7 @@ struct gc_ctx {
 	unsigned char *tv; /* a copy of the values when some must change */
 	const unsigned char *cv; /* the values as coded: the source, or tv */
 	uint8_t *lv;       /* their levels */
+	unsigned char *lbuf, *mbuf; /* level, mantissa streams with slack */
 	float *gf, *cand, *ref, *out;
 	double *delta;
 };

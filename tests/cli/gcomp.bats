@@ -271,3 +271,17 @@ extract() {
 			exit bad != 0
 		}' rec.csv
 }
+
+@test "gcomp: isa=scalar and the default encoder write the same bytes in every mode" {
+	local f m
+	for f in mlp_sgd.h5 cnn_adam.h5 lstm_adamw.h5 mlp_adagrad.h5; do
+		for m in full multi-quant single-quant zero-prune exact; do
+			run -0 --separate-stderr gtool compress -q -f -c "gcomp:mode=$m,isa=scalar" "$SAMPLES/$f" -o s.gtz
+			run -0 --separate-stderr gtool compress -q -f -c "gcomp:mode=$m" "$SAMPLES/$f" -o a.gtz
+			cmp s.gtz a.gtz || { echo "$f mode=$m: isa=scalar differs"; return 1; }
+		done
+	done
+	run -2 --separate-stderr gtool compress -q -c gcomp:isa=sse9 "$SAMPLES/mlp_sgd.h5" -o x.gtz
+	[ "$stderr" = "gtool compress: codec gcomp: invalid isa 'sse9': expected auto, scalar or avx512; see 'gtool compress --list-codecs'" ]
+	[ ! -e x.gtz ]
+}

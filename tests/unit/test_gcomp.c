@@ -865,6 +865,240 @@ static void test_bound(void)
 	free(param);
 }
 
+/* ---- the AVX-512 encoder against the scalar one ------------------------- */
+
+/* Whether this CPU runs gcomp's AVX-512 kernels (isa=avx512 accepted). */
+static int have_avx512(void)
+{
+	struct gt_codec_params p = { GT_DT_F32, "isa=avx512", NULL, 0, NULL };
+	struct gt_codec_ctx *ctx = NULL;
+	struct gt_diag d = { "" };
+	const int rc = gt_codec_new(gt_codec_find("gcomp"), &p, &ctx, &d);
+
+	gt_codec_free(ctx);
+	CHECK(rc == 0 || rc == GT_ERR(UNSUPPORTED));
+	return rc == 0;
+}
+
+/* The block meta then every chunk of @chunk values, back to back, as
+ * gcomp:@opts codes @g; a malloc'd buffer of *@len_ret bytes. */
+static unsigned char *encode_isa(const char *opts, const struct gt_optim *o, const float *g,
+				 size_t n, const struct gt_codec_aux *aux, size_t chunk,
+				 size_t *len_ret)
+{
+	struct gt_codec_ctx *ctx = make(GT_DT_F32, opts, o);
+	const size_t cap = GT_CODEC_META_MAX + (n / chunk + 1) * gt_codec_bound(ctx, chunk);
+	unsigned char *buf = malloc(cap);
+	size_t len = 0, total;
+
+	CHECK_RC(gt_codec_block_begin(ctx, g, n, buf, cap, &len), 0);
+	total = len;
+	for (size_t i = 0; i < n; i += chunk) {
+		const size_t k = n - i < chunk ? n - i : chunk;
+		const struct gt_codec_aux a = {
+			aux->param + i,
+			{ aux->state[0] ? aux->state[0] + i : NULL,
+			  aux->state[1] ? aux->state[1] + i : NULL }
+		};
+
+		CHECK_RC(gt_codec_encode_aux(ctx, g + i, k, &a, buf + total, cap - total, &len), 0);
+		total += len;
+	}
+	gt_codec_free(ctx);
+	*len_ret = total;
+	return buf;
+}
+
+/* Every mode's bytes with isa=scalar and isa=avx512 (levels per value
+ * included), in chunks of 4096 and of 1000 (odd tails). */
+static void same_bytes(const struct gt_optim *o, const float *g, size_t n,
+		       const struct gt_codec_aux *aux)
+{
+	static const size_t chunks[] = { CHUNK, 1000 };
+
+	for (int m = 0; m < NMODES; m++) {
+		for (size_t c = 0; c < 2; c++) {
+			char o1[64], o2[64];
+			size_t l1, l2;
+			unsigned char *b1, *b2;
+
+			snprintf(o1, sizeof(o1), "mode=%s,isa=scalar", modes[m]);
+			snprintf(o2, sizeof(o2), "mode=%s,isa=avx512", modes[m]);
+			b1 = encode_isa(o1, o, g, n, aux, chunks[c], &l1);
+			b2 = encode_isa(o2, o, g, n, aux, chunks[c], &l2);
+			CHECK(l1 == l2 && !memcmp(b1, b2, l1));
+			free(b1);
+			free(b2);
+		}
+	}
+}
+
+/* θ for which δ of value @i is about ±2^lev32[1..3] (δ taken as affine
+ * in θ through two gt_optim_delta() calls), moved by 0 to 2^16 ulps, so
+ * that many values fall inside the kernel's filter band and many just
+ * outside; @p[i] is kept when the solve fails. */
+static void near_threshold(const struct gt_optim *o, const float *g, float *p,
+			   const float *s0, const float *s1, size_t i, uint64_t r)
+{
+	const float th[2] = { 0.0f, 1.0f };
+	double d[2], t, x;
+	uint32_t b;
+
+	for (int k = 0; k < 2; k++)
+		CHECK_RC(gt_optim_delta(o, 1, g + i, th + k, s0 ? s0 + i : NULL,
+					s1 ? s1 + i : NULL, d + k), 0);
+	t = ldexp(r & 1 ? -1.0 : 1.0, (int)lev32[1 + (r >> 1) % 3]);
+	x = (t - d[0]) / (d[1] - d[0]);
+	if (!isfinite(x) || fabs(x) > 1e30 || fabs(x) < 1e-30)
+		return;
+	b = gt_f32_bits((float)x);
+	switch (r >> 3 & 3) {
+	case 0: b += (uint32_t)(r >> 5 & 7) - 3; break;
+	case 1: b += (uint32_t)(r >> 5 & 0xff) - 128; break;
+	default: b += (uint32_t)(r >> 5 & 0x1ffff) - 0x10000; break;
+	}
+	p[i] = gt_f32_from_bits(b);
+}
+
+/*
+ * The kernels' levels (an approximate filter in front of the exact double
+ * test) equal the scalar path's and gt_optim_delta()'s for every optimizer,
+ * with and without weight decay and state, on values placed on, near and
+ * off the thresholds, with zeros (alone and in stretches that RUN tokens
+ * code), subnormals, Inf and NaN among them.
+ */
+static void test_isa_random(void)
+{
+	static const enum gt_optim_kind kinds[] = {
+		GT_OPT_SGD, GT_OPT_MOMENTUM, GT_OPT_NESTEROV, GT_OPT_ADAGRAD,
+		GT_OPT_RMSPROP, GT_OPT_ADAM, GT_OPT_ADAMW,
+	};
+	const size_t n = 3 * CHUNK + 11;
+	float *g = malloc(n * 4), *p = malloc(n * 4), *s0 = malloc(n * 4);
+	float *s1 = malloc(n * 4), *dec = malloc(n * 4);
+
+	if (!have_avx512()) {
+		printf("test_isa_random: isa=avx512 not available here, skipped\n");
+		goto out;
+	}
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		for (int variant = 0; variant < 4; variant++) {
+			struct gt_optim o = sgd(0.01);
+			struct gt_codec_aux aux = { p, { s0, s1 } };
+			size_t run = 0;
+			int neg = 0;
+
+			o.kind = kinds[k];
+			o.have = ~0u;
+			o.momentum = kinds[k] == GT_OPT_MOMENTUM || kinds[k] == GT_OPT_NESTEROV ? 0.9 : 0;
+			o.dampening = kinds[k] == GT_OPT_MOMENTUM ? 0.1 : 0;
+			o.weight_decay = variant & 1 ? 1e-2 : 0;
+			o.beta1 = 0.9;
+			o.beta2 = 0.999;
+			o.eps = 1e-8;
+			o.alpha = 0.99;
+			o.lr_decay = 0.01;
+			o.t = 3;
+			if (variant >> 1)
+				aux.state[0] = aux.state[1] = NULL;
+			for (size_t i = 0; i < n; i++) {
+				const uint64_t r = check_rand(), r2 = check_rand();
+
+				g[i] = odd_float(r, 1e-3);
+				p[i] = (float)(0.1 * ((double)(r2 >> 20 & 0xffff) / 32768.0 - 1));
+				s0[i] = (r2 >> 1) % 89 == 0 ? odd_float(r2 >> 7, 1e-3) : g[i] * 0.5f;
+				s1[i] = (r2 >> 2) % 83 == 0 ? odd_float(r2 >> 9, 1e-6) : g[i] * g[i];
+				if (r2 % 8)
+					near_threshold(&o, g, p, aux.state[0], aux.state[1], i,
+						       check_rand());
+				/* stretches of +0.0 (RUN tokens from 8 on), some of -0.0 */
+				if (run == 0 && r % 61 == 0)
+					run = (size_t)(r >> 32) % 40 + 1, neg = r >> 50 & 1 && r >> 51 & 1;
+				if (run) {
+					g[i] = neg ? -0.0f : 0.0f;
+					run--;
+				}
+			}
+			for (size_t i = n - 20; i < n; i++)
+				g[i] = variant & 1 ? 0.0f : g[i]; /* a run at the end */
+			same_bytes(&o, g, n, &aux);
+			for (int m = M_FULL; m <= M_MULTI; m += M_MULTI - M_FULL) {
+				struct gt_codec_ctx *enc, *dc;
+				char opts[40];
+				struct coded cd;
+
+				snprintf(opts, sizeof(opts), "mode=%s,isa=avx512", modes[m]);
+				enc = make(GT_DT_F32, opts, &o);
+				dc = make(GT_DT_F32, opts, NULL);
+				CHECK_RC(code_all(enc, dc, GT_DT_F32, g, n, &aux, dec, &cd), 0);
+				check_levels(&o, g, dec, &aux, n, m);
+				gt_codec_free(enc);
+				gt_codec_free(dc);
+			}
+		}
+	}
+out:
+	free(g);
+	free(p);
+	free(s0);
+	free(s1);
+	free(dec);
+}
+
+/* The same on every gradient of the sample traces, with their optimizers. */
+static void test_isa_traces(void)
+{
+	static const char *const paths[] = {
+		"samples/mlp_sgd.h5", "samples/cnn_adam.h5", "samples/lstm_adamw.h5",
+		"samples/mlp_nesterov.h5", "samples/mlp_adagrad.h5",
+		"samples/mlp_rmsprop.h5", "samples/mlp_sgd_plain.h5",
+	};
+
+	if (!have_avx512()) {
+		printf("test_isa_traces: isa=avx512 not available here, skipped\n");
+		return;
+	}
+	for (size_t f = 0; f < sizeof(paths) / sizeof(paths[0]); f++) {
+		struct gt_source *s = NULL;
+		struct gt_trace *tr = NULL;
+		struct gt_diag d = { "" };
+
+		CHECK_RC(gt_source_open(paths[f], NULL, &s, &d), 0);
+		if (s)
+			CHECK_RC(gt_trace_open(s, &tr, &d), 0);
+		for (size_t k = 0; tr && k < gt_trace_nsteps(tr); k++) {
+			const struct gt_trace_step *st = gt_trace_step(tr, k);
+			const int ns = gt_optim_nstates(st->optim.kind);
+
+			for (size_t j = 0; j < st->n_grads; j++) {
+				const char *name = gt_trace_param_name(
+					gt_source_info(s, st->grads[j])->name);
+				float *state[2] = { NULL, NULL }, *g, *p;
+				size_t n = 0;
+
+				g = read_all(s, st->grads[j], &n);
+				p = load(s, tr, k, GT_ROLE_PARAM, NULL, name, n);
+				for (int i = 0; i < ns; i++)
+					state[i] = load(s, tr, k, GT_ROLE_STATE,
+							gt_optim_state_name(st->optim.kind, i),
+							name, n);
+				CHECK(g && p);
+				if (g && p) {
+					const struct gt_codec_aux aux = { p, { state[0], state[1] } };
+
+					same_bytes(&st->optim, g, n, &aux);
+				}
+				free(g);
+				free(p);
+				free(state[0]);
+				free(state[1]);
+			}
+		}
+		gt_trace_free(tr);
+		gt_source_free(s);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
@@ -878,5 +1112,7 @@ int main(int argc, char **argv)
 	RUN(test_hostile);
 	RUN(test_bound);
 	RUN(test_traces);
+	RUN(test_isa_random);
+	RUN(test_isa_traces);
 	return check_done("test_gcomp");
 }

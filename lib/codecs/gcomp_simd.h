@@ -1,0 +1,125 @@
+/* gcomp_simd.h - gcomp's vector encoder kernels (x86-64 AVX-512), internal */
+#ifndef GT_GCOMP_SIMD_H
+#define GT_GCOMP_SIMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../gt_bitio.h"
+#include "../gt_optim.h"
+
+/*
+ * The encoder's instruction sets: GC_ISA_SCALAR is the portable C of
+ * gcomp.c (the reference); GC_ISA_AVX512 runs the kernels below.  Both
+ * give the same bytes: the kernels do the same IEEE operations in the
+ * same order (double, no contraction) and only reorganize the loops.
+ */
+enum gc_isa { GC_ISA_SCALAR = 0, GC_ISA_AVX512 = 1 };
+
+/* The best instruction set this CPU runs (GC_ISA_SCALAR off x86-64). */
+enum gc_isa gc_isa_detect(void);
+
+/*
+ * δ of f32 values, factored for the level test (gcomp.c, above
+ * dplan_init, says how): per value N from θ, g and the states by the
+ * operations of delta_one() in gt_optim.c; then either |N/(K g) − λθ/g|
+ * (@quot) or |N (+ θ − θ when @qz)| against |K g| times the thresholds.
+ * @ibc2 is 1/bc2, for the kernel's approximate filter only.
+ */
+struct gc_dplan {
+	enum gt_optim_kind kind;
+	int first, quot, qz; /* momentum without buffer; Q term; θ − θ */
+	double K, lam, a1, a2, a3, a4, eps, bc1, bc2, ibc2, t1, t2, t3;
+};
+
+/*
+ * What the level kernel needs beyond δ: @cv the values as coded (f32
+ * bits, subnormals flushed in the pruning modes), @zt whether ±0.0 has
+ * its ZERO/NZERO token, @zl the level of a ±0.0, @zc[s] whether a ±0.0 of
+ * sign s carries a word, @badmap a 512-bit map (16 words) of the symbols
+ * without a code (bit s of word s / 32).
+ */
+struct gc_lparams {
+	const uint32_t *cv;
+	uint32_t zt, zl, zc[2];
+	const uint32_t *badmap;
+};
+
+/*
+ * gc_avx512_levels - levels of values [0, k) with k = @n rounded down to
+ * 16: lv[i] as gcomp.c's levels_f32() sets it (δ level; 0 for a g with
+ * exponent 0 or all ones; @lp->zl for a coded ±0.0), carriers per level
+ * added to @cnt.  @s0, @s1 may be NULL (read as zeros).
+ * @return k; *@bad_ret gets 1 when a value's symbol has no code.
+ */
+size_t gc_avx512_levels(const struct gc_dplan *q, const struct gc_lparams *lp,
+			size_t n, const float *g, const float *p, const float *s0,
+			const float *s1, uint8_t *lv, uint64_t *cnt, int *bad_ret);
+
+/*
+ * What the token kernel needs: @ctab[e] the code of exponent symbol e
+ * (bits | length << 24, from gc_ctx.enc), @zent[s] and @zc[s] the code
+ * and carrier flag of a ±0.0 of sign s when @zt (ZERO/NZERO tokens),
+ * @runs whether runs of +0.0 are coded, @lstream whether levels are
+ * written, @sh[l] and @wd[l] the dropped bits and word width of level l,
+ * @run_code the RUN code (bits | length << 32, from gc_ctx.enc).
+ */
+struct gc_eparams {
+	const uint32_t *ctab;
+	uint64_t run_code;
+	uint32_t zent[2], zc[2], zt;
+	int runs, lstream;
+	unsigned sh[4], wd[4];
+};
+
+/*
+ * gc_avx512_encode - tokens, levels and words of f32 values @cv from @i
+ * on, sixteen at a time (fewer at the end), RUN tokens where enc_values()
+ * in gcomp.c codes them, while each writer has 128 bytes of room before
+ * its end (@cend, @mend, @lend); the same bits as enc_values().  Every
+ * symbol must have a code (the level pass checked).
+ * @return where it stopped: @n, or where a writer ran short of room.
+ */
+size_t gc_avx512_encode(const struct gc_eparams *ep, const uint32_t *cv,
+			const uint8_t *lv, size_t i, size_t n, struct gt_bitw_fast *cw,
+			const unsigned char *cend, struct gt_bitw_fast *mw,
+			const unsigned char *mend, struct gt_bitw_fast *lw,
+			const unsigned char *lend);
+
+/*
+ * gc_avx512_count - count_levels() of gcomp.c for values [0, k), k = @n
+ * rounded down to 16, as for gc_avx512_levels() but with the levels
+ * already in @lv (±0.0 set to @lp->zl here).
+ * @return k; *@bad_ret as there.
+ */
+size_t gc_avx512_count(const struct gc_lparams *lp, size_t n, uint8_t *lv, uint64_t *cnt,
+		       int *bad_ret);
+
+/*
+ * The float32 constants of one optimizer step, as gt_optim.c's step_*()
+ * compute them from struct gt_optim (gcomp.c fills them the same way):
+ * @has_buf whether the momentum buffer (state 0) exists yet.
+ */
+struct gc_sparams {
+	enum gt_optim_kind kind;
+	int has_wd, has_buf;
+	float wd, mom, damp1, neg_lr, eps, alpha, one_alpha, decay;
+	float b1, one_b1, b2, one_b2, bc2_sqrt;
+};
+
+/*
+ * gc_avx512_exact - exact mode's levels of @n f32 values (gcomp.c's
+ * levels_exact()): lv[i] the highest level whose truncated g gives a θ_t
+ * bit-identical to g's (0 when none; 3 for ±0.0 and for a value pruned);
+ * with @prune (the chunk holds a subnormal) first a zero of g's sign is
+ * tried, and @tv receives every value, the pruned ones as that zero.
+ * @neg_lr of @sp is −η (−η̃ for AdaGrad, −η/(1 − β1^t) for Adam).
+ */
+void gc_avx512_exact(const struct gc_sparams *sp, const unsigned *lev, int prune, size_t n,
+		     const float *g, const float *p, const float *s0, const float *s1,
+		     uint8_t *lv, uint32_t *tv);
+
+/* gc_avx512_has_sub - whether any of @n f32 values at @v is subnormal. */
+int gc_avx512_has_sub(const uint32_t *v, size_t n);
+
+#endif

@@ -50,6 +50,11 @@ lossy="--codec tfp:bits=4 --codec tfp:bits=8 --codec tfp:bits=12 --codec tfp:bit
 "$build/bench_codec" --repeat "$reps" --isa portable $lossy "$work/grads16.f32" | sed 1d
 
 echo
+echo "== 1d. the sparsifiers, qsgd and terngrad on one 2^24-value block of real gradients, one thread"
+echo "   (target: topk at cf=100 under 100 ms)"
+"$build/bench_sparse" --repeat "$reps" "$work/grads16.f32"
+
+echo
 echo "== 2. gtool stats on $(mbps "$size256" 1) MB of real f32 gradients (median of 5, one thread)"
 s=$(runs 5 gtool stats --total "$work/grads256.f32")
 z=$(runs 5 zstd -q -3 -T1 -c "$work/grads256.f32")

@@ -6,7 +6,8 @@
 # traces, compress and decompress MB/s over all traces together (total
 # bytes / total median time, one thread), and the update fidelity (the
 # lowest identical share and the largest ULP over the traces); then the
-# ratios gtool / zstd -19 per trace.
+# size ratios gtool / zstd -19 and zlib -9 per trace, and the speed ratios
+# per trace: compress against zstd -3, decompress against zstd -1.
 set -eu
 dir=${1:-reports}
 specs="gcomp huffexp zstd:level=1 zstd:level=3 zstd:level=19 zlib:level=1 zlib:level=6 zlib:level=9"
@@ -35,7 +36,7 @@ $1 == "C" {
 	ratio[$2, s] = r
 	if (!($2 in seen)) { seen[$2] = 1; order[++nt] = $2 }
 }
-$1 == "B" { tb[$3, $4] += $5; tt[$3, $4] += $5 / ($6 * 1e6) }
+$1 == "B" { tb[$3, $4] += $5; tt[$3, $4] += $5 / ($6 * 1e6); mb[$2, $3, $4] = $6 }
 END {
 	n = split(specs, sp, " ")
 	print "| codec | ratio (all traces) | ratio per trace | compress MB/s | decompress MB/s | update identical (lowest) | largest ULP |"
@@ -54,5 +55,14 @@ END {
 		t = order[k]; z = ratio[t, "zstd:level=19"]; l = ratio[t, "zlib:level=9"]
 		printf "| %s | %.3f | %.3f | %.3f | %.3f |\n", t, ratio[t, "gcomp"] / z, ratio[t, "huffexp"] / z,
 			ratio[t, "gcomp"] / l, ratio[t, "huffexp"] / l
+	}
+	print ""
+	print "| trace | gcomp compress / zstd -3 | huffexp compress / zstd -3 | gcomp decompress / zstd -1 | huffexp decompress / zstd -1 |"
+	print "| --- | ---: | ---: | ---: | ---: |"
+	for (k = 1; k <= nt; k++) {
+		t = order[k]; c3 = mb[t, "zstd:level=3", "compress"]; d1 = mb[t, "zstd:level=1", "decompress"]
+		printf "| %s | %.2f | %.2f | %.2f | %.2f |\n", t, mb[t, "gcomp", "compress"] / c3,
+			mb[t, "huffexp", "compress"] / c3, mb[t, "gcomp", "decompress"] / d1,
+			mb[t, "huffexp", "decompress"] / d1
 	}
 }'

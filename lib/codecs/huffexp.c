@@ -97,6 +97,10 @@ struct hx_ctx {
 	/* encode, per symbol: code bits | nbits << 32 | mant << 40 | bad << 41 */
 	uint64_t enc[GT_HUFF_NSYM_MAX];
 	int enc_ready; /* enc (and for f32 enc32) match the table */
+	/* the saved table block_begin just built, so that the block_load of
+	 * the same context that follows keeps the tables it has */
+	unsigned char built[GT_HUFF_SAVE_MAX];
+	size_t built_len; /* 0: none */
 	int dec_ready; /* lut (and for f32 mlut) match the table */
 	unsigned lbits; /* index bits of lut: the longest code's length */
 	unsigned mbits; /* index bits of mlut, <= HX_MBITS; 0: no mlut */
@@ -396,6 +400,10 @@ static int hx_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		GT_TRY(gt_huff_build(&c->table, &c->hist, c->maxlen, c->method, 0));
 		GT_TRY(gt_huff_save(&c->table, m + 1, meta_cap - 1, &tlen));
 		GT_TRY(prepare(c));
+		if (tlen <= sizeof(c->built)) {
+			memcpy(c->built, m + 1, tlen);
+			c->built_len = tlen;
+		}
 	}
 	if (!c->enc_ready)
 		prepare_enc(c); /* block_mode() reads enc */
@@ -415,8 +423,14 @@ static int hx_block_load(struct gt_codec_ctx *ctx, const void *meta,
 
 	if (!meta_len || (c->fixed && meta_len != 1))
 		return GT_ERR(CORRUPT);
-	c->ready = c->fixed;
-	if (!c->fixed) {
+	if (!c->fixed && c->ready && c->built_len && c->built_len == meta_len - 1 &&
+	    !memcmp(c->built, m + 1, c->built_len)) {
+		/* the encoder loading the table block_begin just built */
+	} else {
+		c->built_len = 0;
+		c->ready = c->fixed;
+	}
+	if (!c->ready) {
 		GT_TRY(gt_huff_load(&c->table, m + 1, meta_len - 1, 0));
 		GT_TRY(prepare(c));
 	}

@@ -291,7 +291,10 @@ GC_INLINE size_t levels_kind(const struct gc_dplan *q, enum gt_optim_kind kind,
 	size_t i = 0;
 
 	for (; i + 16 <= n; i += 16) {
-		/* θ and the states come once from memory: ask 1 KiB ahead */
+		/* θ and the states come once from memory: ask 1 KiB ahead;
+		 * g too (nothing before this pass reads a chunk of a clean
+		 * block: gcomp.c, clean_block()) */
+		_mm_prefetch((const char *)(g + i + GC_AHEAD), _MM_HINT_T0);
 		_mm_prefetch((const char *)(p + i + GC_AHEAD), _MM_HINT_T0);
 		if (s0)
 			_mm_prefetch((const char *)(s0 + i + GC_AHEAD), _MM_HINT_T0);

@@ -1299,6 +1299,7 @@ static size_t enc_avx512(const struct gc_ctx *c, size_t i, size_t n, struct gc_w
 		ep.sh[l] = c->lev[l];
 		ep.wd[l] = 24 - c->lev[l];
 	}
+	ep.w24 = ep.wd[0] == 24;
 	cw = gt_bitw_fast_load(&w->cw);
 	mw = gt_bitw_fast_load(&w->mw);
 	lw = gt_bitw_fast_load(&w->lw);

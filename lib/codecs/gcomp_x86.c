@@ -370,6 +370,36 @@ GC_INLINE __m512i pair_up(__m512i v, __m512i w)
 			       _mm512_slli_epi64(_mm512_add_epi64(we, _mm512_srli_epi64(w, 32)), 58));
 }
 
+/*
+ * The 24-bit words of the carriers @mm among @w (their other bits zero)
+ * into @f at once, in lane order: the same bits as a put of each.  The
+ * words are gathered to the low lanes, packed three bytes each (48 bytes
+ * at most), and the 512-bit string shifted left by the writer's pending
+ * bits, which go into its lowest ones; the bits past the last word are
+ * zero, so the pending bits after it are the byte where it ends.  Needs
+ * 64 bytes of room at f->ptr.
+ */
+GC_INLINE void put_words24(struct gt_bitw_fast *f, __m512i w, __mmask16 mm)
+{
+	const __m512i pack = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12,
+								 13, 14, -1, -1, -1, -1));
+	const __m512i join = _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 15, 15, 15,
+					       15);
+	const unsigned k = (unsigned)__builtin_popcount(mm), nb = f->nb;
+	const __m512i sh = _mm512_set1_epi64(nb), back = _mm512_set1_epi64(64 - nb);
+	__m512i x = _mm512_maskz_compress_epi32(mm, w), y;
+
+	x = _mm512_permutexvar_epi32(join, _mm512_shuffle_epi8(x, pack));
+	/* x << nb as one 512-bit number (a shift by 64 gives 0) */
+	y = _mm512_or_si512(_mm512_sllv_epi64(x, sh),
+			    _mm512_srlv_epi64(_mm512_alignr_epi64(x, _mm512_setzero_si512(), 7),
+					      back));
+	y = _mm512_or_si512(y, _mm512_zextsi128_si512(_mm_cvtsi64_si128((long long)f->acc)));
+	_mm512_storeu_si512(f->ptr, y);
+	f->ptr += 3 * k;
+	f->acc = *f->ptr;
+}
+
 /* The values at @i in lanes @live (the others are none): codes, the
  * carriers' levels, words. */
 GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint8_t *lv,
@@ -408,6 +438,10 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 						       _pext_u64(lq[1], UINT64_C(0x0303030303030303)) << 16,
 					       _pdep_u64(mm, 0x55555555) * 3),
 				 2 * (unsigned)__builtin_popcount(mm));
+	}
+	if (ep->w24 && !_mm_mask_test_epi8_mask(mm, lb, lb)) {
+		put_words24(mw, w, mm); /* every carrier at level 0 */
+		return;
 	}
 	GC_UNROLL
 	for (int k = 8; k < 16; k++)

@@ -400,6 +400,44 @@ GC_INLINE void put_words24(struct gt_bitw_fast *f, __m512i w, __mmask16 mm)
 	f->acc = *f->ptr;
 }
 
+/*
+ * The eight pairs of codes @pr (pair_up(): bits | width << 58, in value
+ * order) into @f: as two puts of eight codes when each fits in 56 bits
+ * (gradients have short codes: the usual case), else four of four, else
+ * eight of two; the same bits in every case.
+ */
+GC_INLINE void put_codes(struct gt_bitw_fast *f, __m512i pr)
+{
+	const __m512i m58 = _mm512_set1_epi64((long long)(UINT64_MAX >> 6));
+	const __m512i b1 = _mm512_and_si512(pr, m58), w1 = _mm512_srli_epi64(pr, 58);
+	/* even lanes: pairs 2j, 2j+1 joined; lanes 0 and 4: four pairs */
+	const __m512i b2 = _mm512_or_si512(b1, _mm512_sllv_epi64(SWAP64(b1), w1));
+	const __m512i w2 = _mm512_add_epi64(w1, SWAP64(w1));
+	const __m512i b3 = _mm512_or_si512(b2, _mm512_sllv_epi64(_mm512_alignr_epi64(b2, b2, 2), w2));
+	const __m512i w3 = _mm512_add_epi64(w2, _mm512_alignr_epi64(w2, w2, 2));
+	uint64_t q[24] __attribute__((aligned(64)));
+
+	_mm512_store_si512(q, b3);
+	_mm512_store_si512(q + 8, w3);
+	if (__builtin_expect(q[8] <= 56 && q[12] <= 56, 1)) {
+		gt_bitw_fast_put(f, q[0], (unsigned)q[8]);
+		gt_bitw_fast_put(f, q[4], (unsigned)q[12]);
+		return;
+	}
+	_mm512_store_si512(q, b2);
+	_mm512_store_si512(q + 8, w2);
+	if (q[8] <= 56 && q[10] <= 56 && q[12] <= 56 && q[14] <= 56) {
+		GC_UNROLL
+		for (int k = 0; k < 8; k += 2)
+			gt_bitw_fast_put(f, q[k], (unsigned)q[8 + k]);
+		return;
+	}
+	_mm512_store_si512(q + 16, pr);
+	GC_UNROLL
+	for (int k = 16; k < 24; k++)
+		gt_bitw_fast_put(f, _bzhi_u64(q[k], 58), (unsigned)(q[k] >> 58));
+}
+
 /* The values at @i in lanes @live (the others are none): codes, the
  * carriers' levels, words. */
 GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint8_t *lv,
@@ -425,12 +463,8 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 			    _mm512_and_si512(u, _mm512_set1_epi32(0x7fffff)));
 	w = _mm512_maskz_srlv_epi32(mm, w, _mm512_permutexvar_epi32(l, shv));
 	/* out through memory: loads take no vector port, extracts would */
-	_mm512_store_si512(p, pair_up(_mm512_and_si512(ce, _mm512_set1_epi32(0xffffff)),
-				      _mm512_srli_epi32(ce, 24)));
-	_mm512_store_si512(p + 8, pair_up(w, _mm512_maskz_permutexvar_epi32(mm, l, wdv)));
-	GC_UNROLL
-	for (int k = 0; k < 8; k++)
-		gt_bitw_fast_put(cw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));
+	put_codes(cw, pair_up(_mm512_and_si512(ce, _mm512_set1_epi32(0xffffff)),
+			      _mm512_srli_epi32(ce, 24)));
 	if (ep->lstream) {
 		/* 2-bit levels of all sixteen, then the carriers' alone */
 		_mm_storeu_si128((__m128i *)(void *)lq, lb);
@@ -443,6 +477,7 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 		put_words24(mw, w, mm); /* every carrier at level 0 */
 		return;
 	}
+	_mm512_store_si512(p + 8, pair_up(w, _mm512_maskz_permutexvar_epi32(mm, l, wdv)));
 	GC_UNROLL
 	for (int k = 8; k < 16; k++)
 		gt_bitw_fast_put(mw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));

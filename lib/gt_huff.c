@@ -189,6 +189,7 @@ hist_impl(struct gt_huff_hist *h, const void *src, size_t n,
  * symbol in the sub-histograms alias in the store buffer. */
 #define HIST_STRIDE (1024 + 16)
 #define HIST_NSUB 4
+#define HIST_SMALL 4096 /* values: fewer are counted without them */
 
 /* Four indexes at once (GCC/clang vector extension: SSE2, NEON). */
 typedef uint32_t hist_v4 __attribute__((vector_size(16)));
@@ -277,6 +278,11 @@ static void hist_f32_all(struct gt_huff_hist *h, const unsigned char *src,
 	uint32_t sub[HIST_NSUB][HIST_STRIDE];
 	size_t i = 0;
 
+	if (n < HIST_SMALL) {
+		/* a small tensor: clearing the sub-histograms would cost more */
+		hist_impl(h, src, n, GT_DT_F32, NULL, 0);
+		return;
+	}
 	do {
 		memset(sub, 0, sizeof(sub));
 		i = hist_f32(h, src, i, n, sub);

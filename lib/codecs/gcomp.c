@@ -450,6 +450,15 @@ static int hist_flushed(struct gc_ctx *c, const void *src, size_t n)
 	struct gt_huff_hist part;
 	int clean = 1;
 
+	if (n <= GC_SLICE) {
+		/* one slice (small tensors: no second histogram to clear) */
+		gt_huff_hist(&c->hist, src, n);
+		if (!c->hist.count[0])
+			return 1;
+		gt_huff_hist_init(&c->hist, c->dt);
+		gt_huff_hist(&c->hist, flush_all(c, src, n), n);
+		return 0;
+	}
 	for (size_t i = 0; i < n; i += GC_SLICE) {
 		const size_t k = n - i < GC_SLICE ? n - i : GC_SLICE;
 		const unsigned char *s = (const unsigned char *)src + i * c->width;

@@ -154,7 +154,7 @@ static int prepare_dec(struct gc_ctx *c, size_t n)
 	if (c->dt == GT_DT_F32 && !c->f32_ready)
 		prepare_f32_ctx(c);
 	if (c->dt == GT_DT_F32 && n >= GC_MLUT_MIN) {
-		const unsigned want = n < 16384 ? 9 : GC_MBITS;
+		const unsigned want = n < 32768 ? 9 : n < 65536 ? 10 : GC_MBITS;
 		const unsigned B = c->lbits < want ? c->lbits : want;
 
 		for (unsigned x = 0; x < (1u << B); x++)

@@ -336,7 +336,9 @@ static void rec_scalar(const struct gc_ctx *c, struct gc_mst *s, const uint16_t 
  * as rec1(): lane j of the carriers takes level j of the stream, its word
  * at the sum of the widths before it, and goes to the j-th carrier.
  */
-GT_ISA_TARGET_AVX512 static size_t
+#define GC_TARGET_AVX512 \
+	__attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,bmi2,popcnt")))
+GC_TARGET_AVX512 static size_t
 rec_avx512(const struct gc_ctx *c, struct gc_mst *s, const uint16_t *o,
 	   unsigned char *dst, size_t m, const int lstream)
 {
@@ -411,7 +413,8 @@ static void rec_f32(const struct gc_ctx *c, struct gc_mst *s, const uint16_t *o,
 }
 
 /* Levels 1, 2, 3 among the first @n (2-bit, LSB-first) of @p into @k. */
-static void count_levels(const unsigned char *p, uint64_t n, uint64_t *k)
+static inline __attribute__((always_inline)) void
+count_levels_in(const unsigned char *p, uint64_t n, uint64_t *k)
 {
 	const uint64_t lo = UINT64_C(0x5555555555555555);
 
@@ -430,6 +433,20 @@ static void count_levels(const unsigned char *p, uint64_t n, uint64_t *k)
 	}
 }
 
+static void count_levels(const unsigned char *p, uint64_t n, uint64_t *k)
+{
+	count_levels_in(p, n, k);
+}
+
+#ifdef GC_DEC_AVX512
+/* count_levels() with the popcnt instruction (else a libgcc call) */
+GC_TARGET_AVX512 static void count_levels_avx512(const unsigned char *p, uint64_t n,
+						 uint64_t *k)
+{
+	count_levels_in(p, n, k);
+}
+#endif
+
 /* After the last segment: the carriers, the levels per count and the
  * streams' padding as the header says (the streams' sizes follow from
  * it, open_streams). */
@@ -444,7 +461,12 @@ static int f32_check(const struct gc_ctx *c, const uint64_t *cnt,
 	if (s->nc != mc)
 		return GT_ERR(CORRUPT);
 	if (c->mode != GC_PRUNE) {
-		count_levels(s->lp, mc, k);
+#ifdef GC_DEC_AVX512
+		if (c->isa == GC_ISA_AVX512)
+			count_levels_avx512(s->lp, mc, k);
+		else
+#endif
+			count_levels(s->lp, mc, k);
 		if (k[1] != cnt[1] || k[2] != cnt[2] || k[3] != cnt[3])
 			return GT_ERR(CORRUPT);
 		if ((mc & 3) && s->lp[lb - 1] >> (2 * (mc & 3)))

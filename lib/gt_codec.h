@@ -90,7 +90,10 @@ size_t gt_codec_bound(const struct gt_codec_ctx *ctx, size_t n);
  * stores the @meta bytes it returns in the block header; every context
  * that then codes chunks of that block (on any thread) first gets the
  * same bytes through gt_codec_block_load().  Codecs without block state
- * return 0 bytes and accept 0 bytes.
+ * return 0 bytes and accept 0 bytes.  The chunks a context then encodes
+ * for that block must be read from the memory block_begin was given,
+ * unchanged: a codec may remember what it learnt of them there (gcomp:
+ * that no value is subnormal) until the next block_begin.
  * @return 0, GT_ERR(DST_TOO_SMALL), GT_ERR(CORRUPT) (load of bad meta).
  */
 #define GT_CODEC_META_MAX 8192

@@ -186,20 +186,43 @@ hist_impl(struct gt_huff_hist *h, const void *src, size_t n,
 }
 
 /* Sub-histogram stride: not a multiple of 4 KiB, or the counters of one
- * symbol in the four sub-histograms alias in the store buffer. */
+ * symbol in the sub-histograms alias in the store buffer. */
 #define HIST_STRIDE (1024 + 16)
+#define HIST_NSUB 4
+#define HIST_SMALL 4096 /* values: fewer are counted without them */
 
 /* Four indexes at once (GCC/clang vector extension: SSE2, NEON). */
 typedef uint32_t hist_v4 __attribute__((vector_size(16)));
+
+/* The sub-histogram indexes of the four f32 values at @p: sign and
+ * exponent (u >> 23), plus 512 for ±0.0, folded into symbols by
+ * fold_f32(). */
+static inline __attribute__((always_inline)) hist_v4 hist_idx4(const unsigned char *p)
+{
+	hist_v4 v;
+
+	memcpy(&v, p, 16);
+	return v >> 23 | ((hist_v4)(v << 1 == 0) & 512);
+}
+
+/* Whether the four f32 values at @p are all +0.0. */
+static inline __attribute__((always_inline)) int hist_zero4(const unsigned char *p)
+{
+	uint64_t a, b;
+
+	memcpy(&a, p, 8);
+	memcpy(&b, p + 8, 8);
+	return !(a | b);
+}
 
 /*
  * f32: four values at a time.  A run of >= GT_HUFF_RUN_MIN (8) zeros that
  * starts in values i..i+3 covers all of i+4..i+7, so while those four are
  * not all +0.0 (one 128-bit test) the four values are plain tokens; else
- * value i alone takes the careful path.  The symbol index is branchless:
- * sign and exponent (u >> 23), plus 512 for ±0.0, folded into symbols by
- * the caller.  Sub-histogram k counts quad position k, which keeps
- * repeated symbols from chaining stores to the same counter.
+ * value i alone takes the careful path.  Sub-histogram k counts quad
+ * position k, which keeps repeated symbols from chaining stores to the
+ * same counter.  This is the first pass over a block's values: it asks
+ * for them 4 KiB ahead (twice as fast from memory as without).
  */
 static size_t hist_f32(struct gt_huff_hist *h, const unsigned char *src,
 		       size_t i, size_t n, uint32_t (*sub)[HIST_STRIDE])
@@ -208,13 +231,10 @@ static size_t hist_f32(struct gt_huff_hist *h, const unsigned char *src,
 	const size_t lim = n - i > ((size_t)1 << 30) ? i + ((size_t)1 << 30) : n;
 
 	while (n - i >= 8 && i < lim) {
-		uint64_t a, b;
-		uint32_t u[1];
 		hist_v4 v;
 
-		memcpy(&a, src + 4 * i + 16, 8);
-		memcpy(&b, src + 4 * i + 24, 8);
-		if (__builtin_expect(!(a | b), 0)) {
+		__builtin_prefetch(src + 4 * i + 4096);
+		if (__builtin_expect(hist_zero4(src + 4 * i + 16), 0)) {
 			const size_t len = zero_len(src, i, n, GT_DT_F32);
 
 			if (len >= GT_HUFF_RUN_MIN) {
@@ -223,14 +243,15 @@ static size_t hist_f32(struct gt_huff_hist *h, const unsigned char *src,
 				h->run_bits += gt_huff_run_bits(len);
 				i += len;
 			} else {
-				memcpy(u, src + 4 * i, 4);
-				sub[0][u[0] >> 23 | (uint32_t)(u[0] << 1 == 0) << 9]++;
+				uint32_t u;
+
+				memcpy(&u, src + 4 * i, 4);
+				sub[0][u >> 23 | (uint32_t)(u << 1 == 0) << 9]++;
 				i++;
 			}
 			continue;
 		}
-		memcpy(&v, src + 4 * i, 16);
-		v = v >> 23 | ((hist_v4)(v << 1 == 0) & 512);
+		v = hist_idx4(src + 4 * i);
 		sub[0][v[0]]++;
 		sub[1][v[1]]++;
 		sub[2][v[2]]++;
@@ -243,7 +264,7 @@ static size_t hist_f32(struct gt_huff_hist *h, const unsigned char *src,
 /* Fold the f32 sub-histograms of hist_f32() into symbols. */
 static void fold_f32(struct gt_huff_hist *h, uint32_t (*sub)[HIST_STRIDE])
 {
-	for (unsigned k = 0; k < 4; k++) {
+	for (unsigned k = 0; k < HIST_NSUB; k++) {
 		for (unsigned s = 0; s < 256; s++)
 			h->count[s] += (uint64_t)sub[k][s] + sub[k][256 + s];
 		h->count[GT_HUFF_ZERO(8)] += sub[k][512];
@@ -254,9 +275,14 @@ static void fold_f32(struct gt_huff_hist *h, uint32_t (*sub)[HIST_STRIDE])
 static void hist_f32_all(struct gt_huff_hist *h, const unsigned char *src,
 			 size_t n)
 {
-	uint32_t sub[4][HIST_STRIDE];
+	uint32_t sub[HIST_NSUB][HIST_STRIDE];
 	size_t i = 0;
 
+	if (n < HIST_SMALL) {
+		/* a small tensor: clearing the sub-histograms would cost more */
+		hist_impl(h, src, n, GT_DT_F32, NULL, 0);
+		return;
+	}
 	do {
 		memset(sub, 0, sizeof(sub));
 		i = hist_f32(h, src, i, n, sub);

@@ -378,6 +378,25 @@ static int has_sub_f32(const unsigned char *src, size_t n)
 	return any != 0;
 }
 
+/*
+ * A block that block_begin() found without subnormals: the address range
+ * of its values.  A chunk inside it needs no scan for them.  The codec
+ * interface encodes a block's chunks from the values block_begin() saw;
+ * a chunk elsewhere (a copy) is scanned as before.
+ */
+static void clean_block(struct gc_ctx *c, const void *src, size_t n)
+{
+	c->clean_lo = (uintptr_t)src;
+	c->clean_hi = (uintptr_t)src + n * c->width;
+}
+
+static int in_clean(const struct gc_ctx *c, const void *src, size_t n)
+{
+	const uintptr_t p = (uintptr_t)src;
+
+	return p >= c->clean_lo && p < c->clean_hi && n * c->width <= c->clean_hi - p;
+}
+
 /* @n values of @src with every subnormal flushed: @src itself when none
  * is (f32), else their copy in c->tv. */
 static const unsigned char *flush_all(struct gc_ctx *c, const void *src, size_t n)
@@ -387,8 +406,9 @@ static const unsigned char *flush_all(struct gc_ctx *c, const void *src, size_t 
 		const unsigned char *s = src;
 		unsigned char *const tv = c->tv;
 
-		if (c->isa == GC_ISA_AVX512 ? !gc_avx512_has_sub((const void *)s, n)
-					    : !has_sub_f32(s, n))
+		if (in_clean(c, s, n) || (c->isa == GC_ISA_AVX512 ?
+					  !gc_avx512_has_sub((const void *)s, n) :
+					  !has_sub_f32(s, n)))
 			return s;
 		for (size_t i = 0; i < n; i++) {
 			uint32_t u;
@@ -405,27 +425,74 @@ static const unsigned char *flush_all(struct gc_ctx *c, const void *src, size_t 
 	return c->tv;
 }
 
+/* @h += @a (the same dtype). */
+static void hist_add(struct gt_huff_hist *h, const struct gt_huff_hist *a)
+{
+	const unsigned ns = gt_huff_nsyms(h->dtype);
+
+	for (unsigned s = 0; s < ns; s++)
+		h->count[s] += a->count[s];
+	h->n += a->n;
+	h->run_zeros += a->run_zeros;
+	h->run_bits += a->run_bits;
+}
+
+/*
+ * The table of the flushed values, a slice at a time (a run is counted
+ * split where a slice ends: weights only).  A slice's histogram is made
+ * from the values as they are; symbol 0 (exponent 0, magnitude not 0)
+ * counts its subnormals, so it is the flushed values' histogram when that
+ * count is 0, else the slice is flushed and counted again.  Returns
+ * whether the block had no subnormal (the chunk encodes skip their scan).
+ */
+static int hist_flushed(struct gc_ctx *c, const void *src, size_t n)
+{
+	struct gt_huff_hist part;
+	int clean = 1;
+
+	if (n <= GC_SLICE) {
+		/* one slice (small tensors: no second histogram to clear) */
+		gt_huff_hist(&c->hist, src, n);
+		if (!c->hist.count[0])
+			return 1;
+		gt_huff_hist_init(&c->hist, c->dt);
+		gt_huff_hist(&c->hist, flush_all(c, src, n), n);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i += GC_SLICE) {
+		const size_t k = n - i < GC_SLICE ? n - i : GC_SLICE;
+		const unsigned char *s = (const unsigned char *)src + i * c->width;
+
+		gt_huff_hist_init(&part, c->dt);
+		gt_huff_hist(&part, s, k);
+		if (part.count[0]) {
+			clean = 0;
+			gt_huff_hist_init(&part, c->dt);
+			gt_huff_hist(&part, flush_all(c, s, k), k);
+		}
+		hist_add(&c->hist, &part);
+	}
+	return clean;
+}
+
 static int gc_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 			  void *meta, size_t meta_cap, size_t *meta_len_ret)
 {
 	struct gc_ctx *c = gc(ctx);
 
 	*meta_len_ret = 0;
+	c->clean_lo = c->clean_hi = 0;
 	if (c->fixed)
 		return 0;
 	gt_huff_hist_init(&c->hist, c->dt);
 	if (prunes_all(c)) {
-		/* the table of the flushed values, a slice at a time (a run
-		 * is counted split where a slice ends: weights only) */
 		GT_TRY(scratch(c, n < GC_SLICE ? n : GC_SLICE));
-		for (size_t i = 0; i < n; i += GC_SLICE) {
-			const size_t k = n - i < GC_SLICE ? n - i : GC_SLICE;
-
-			gt_huff_hist(&c->hist,
-				     flush_all(c, (const unsigned char *)src + i * c->width, k), k);
-		}
+		if (hist_flushed(c, src, n))
+			clean_block(c, src, n);
 	} else if (c->mode == GC_EXACT) {
 		gt_huff_hist(&c->hist, src, n);
+		if (!c->hist.count[0])
+			clean_block(c, src, n);
 	} else {
 		/* no pruning: ±0.0 is exponent 0 with a word, never a token */
 		for (size_t i = 0; i < n; i++)
@@ -458,6 +525,7 @@ static int gc_block_load(struct gt_codec_ctx *ctx, const void *meta,
 	if (c->ready && same_table(c, meta, meta_len))
 		return 0; /* the encoder loading what block_begin just built */
 	c->ready = 0;
+	c->clean_lo = c->clean_hi = 0; /* another block's table */
 	GT_TRY(gt_huff_load(&c->table, meta, meta_len, 0));
 	return prepare(c);
 }
@@ -895,7 +963,7 @@ static void exact_avx512(struct gc_ctx *c, const float *g, size_t n,
 	const int ns = gt_optim_nstates(c->optim->kind);
 	const float *const s0 = ns >= 1 ? aux->state[0] : NULL;
 	const float *const s1 = ns >= 2 ? aux->state[1] : NULL;
-	const int prune = gc_avx512_has_sub((const void *)g, n);
+	const int prune = !in_clean(c, g, n) && gc_avx512_has_sub((const void *)g, n);
 	struct gc_sparams sp;
 
 	sparams_init(&sp, c->optim, s0);
@@ -1240,6 +1308,7 @@ static size_t enc_avx512(const struct gc_ctx *c, size_t i, size_t n, struct gc_w
 		ep.sh[l] = c->lev[l];
 		ep.wd[l] = 24 - c->lev[l];
 	}
+	ep.w24 = ep.wd[0] == 24;
 	cw = gt_bitw_fast_load(&w->cw);
 	mw = gt_bitw_fast_load(&w->mw);
 	lw = gt_bitw_fast_load(&w->lw);

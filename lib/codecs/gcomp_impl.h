@@ -28,6 +28,9 @@ struct gc_ctx {
 	int fixed, ready, runs, dec_ready;
 	int enc_ready; /* enc matches the table (made by the first encode) */
 	int f32_ready; /* c16: the same for every table */
+	/* the values of the last block_begin() when it found no subnormal
+	 * (gcomp.c, clean_block()); lo == hi: none */
+	uintptr_t clean_lo, clean_hi;
 	struct gt_huff_table table;
 	struct gt_huff_hist hist;
 	/* per symbol: code bits | nbits << 32 | mant << 40 | no code << 41 */

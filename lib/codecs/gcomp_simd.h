@@ -69,6 +69,7 @@ struct gc_eparams {
 	uint64_t run_code;
 	uint32_t zent[2], zc[2], zt;
 	int runs, lstream;
+	int w24; /* wd[0] is 24: the words of level 0 are packed 16 at once */
 	unsigned sh[4], wd[4];
 };
 

@@ -291,7 +291,10 @@ GC_INLINE size_t levels_kind(const struct gc_dplan *q, enum gt_optim_kind kind,
 	size_t i = 0;
 
 	for (; i + 16 <= n; i += 16) {
-		/* θ and the states come once from memory: ask 1 KiB ahead */
+		/* θ and the states come once from memory: ask 1 KiB ahead;
+		 * g too (nothing before this pass reads a chunk of a clean
+		 * block: gcomp.c, clean_block()) */
+		_mm_prefetch((const char *)(g + i + GC_AHEAD), _MM_HINT_T0);
 		_mm_prefetch((const char *)(p + i + GC_AHEAD), _MM_HINT_T0);
 		if (s0)
 			_mm_prefetch((const char *)(s0 + i + GC_AHEAD), _MM_HINT_T0);
@@ -367,6 +370,74 @@ GC_INLINE __m512i pair_up(__m512i v, __m512i w)
 			       _mm512_slli_epi64(_mm512_add_epi64(we, _mm512_srli_epi64(w, 32)), 58));
 }
 
+/*
+ * The 24-bit words of the carriers @mm among @w (their other bits zero)
+ * into @f at once, in lane order: the same bits as a put of each.  The
+ * words are gathered to the low lanes, packed three bytes each (48 bytes
+ * at most), and the 512-bit string shifted left by the writer's pending
+ * bits, which go into its lowest ones; the bits past the last word are
+ * zero, so the pending bits after it are the byte where it ends.  Needs
+ * 64 bytes of room at f->ptr.
+ */
+GC_INLINE void put_words24(struct gt_bitw_fast *f, __m512i w, __mmask16 mm)
+{
+	const __m512i pack = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12,
+								 13, 14, -1, -1, -1, -1));
+	const __m512i join = _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 15, 15, 15,
+					       15);
+	const unsigned k = (unsigned)__builtin_popcount(mm), nb = f->nb;
+	const __m512i sh = _mm512_set1_epi64(nb), back = _mm512_set1_epi64(64 - nb);
+	__m512i x = _mm512_maskz_compress_epi32(mm, w), y;
+
+	x = _mm512_permutexvar_epi32(join, _mm512_shuffle_epi8(x, pack));
+	/* x << nb as one 512-bit number (a shift by 64 gives 0) */
+	y = _mm512_or_si512(_mm512_sllv_epi64(x, sh),
+			    _mm512_srlv_epi64(_mm512_alignr_epi64(x, _mm512_setzero_si512(), 7),
+					      back));
+	y = _mm512_or_si512(y, _mm512_zextsi128_si512(_mm_cvtsi64_si128((long long)f->acc)));
+	_mm512_storeu_si512(f->ptr, y);
+	f->ptr += 3 * k;
+	f->acc = *f->ptr;
+}
+
+/*
+ * The eight pairs of codes @pr (pair_up(): bits | width << 58, in value
+ * order) into @f: as two puts of eight codes when each fits in 56 bits
+ * (gradients have short codes: the usual case), else four of four, else
+ * eight of two; the same bits in every case.
+ */
+GC_INLINE void put_codes(struct gt_bitw_fast *f, __m512i pr)
+{
+	const __m512i m58 = _mm512_set1_epi64((long long)(UINT64_MAX >> 6));
+	const __m512i b1 = _mm512_and_si512(pr, m58), w1 = _mm512_srli_epi64(pr, 58);
+	/* even lanes: pairs 2j, 2j+1 joined; lanes 0 and 4: four pairs */
+	const __m512i b2 = _mm512_or_si512(b1, _mm512_sllv_epi64(SWAP64(b1), w1));
+	const __m512i w2 = _mm512_add_epi64(w1, SWAP64(w1));
+	const __m512i b3 = _mm512_or_si512(b2, _mm512_sllv_epi64(_mm512_alignr_epi64(b2, b2, 2), w2));
+	const __m512i w3 = _mm512_add_epi64(w2, _mm512_alignr_epi64(w2, w2, 2));
+	uint64_t q[24] __attribute__((aligned(64)));
+
+	_mm512_store_si512(q, b3);
+	_mm512_store_si512(q + 8, w3);
+	if (__builtin_expect(q[8] <= 56 && q[12] <= 56, 1)) {
+		gt_bitw_fast_put(f, q[0], (unsigned)q[8]);
+		gt_bitw_fast_put(f, q[4], (unsigned)q[12]);
+		return;
+	}
+	_mm512_store_si512(q, b2);
+	_mm512_store_si512(q + 8, w2);
+	if (q[8] <= 56 && q[10] <= 56 && q[12] <= 56 && q[14] <= 56) {
+		GC_UNROLL
+		for (int k = 0; k < 8; k += 2)
+			gt_bitw_fast_put(f, q[k], (unsigned)q[8 + k]);
+		return;
+	}
+	_mm512_store_si512(q + 16, pr);
+	GC_UNROLL
+	for (int k = 16; k < 24; k++)
+		gt_bitw_fast_put(f, _bzhi_u64(q[k], 58), (unsigned)(q[k] >> 58));
+}
+
 /* The values at @i in lanes @live (the others are none): codes, the
  * carriers' levels, words. */
 GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint8_t *lv,
@@ -392,12 +463,8 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 			    _mm512_and_si512(u, _mm512_set1_epi32(0x7fffff)));
 	w = _mm512_maskz_srlv_epi32(mm, w, _mm512_permutexvar_epi32(l, shv));
 	/* out through memory: loads take no vector port, extracts would */
-	_mm512_store_si512(p, pair_up(_mm512_and_si512(ce, _mm512_set1_epi32(0xffffff)),
-				      _mm512_srli_epi32(ce, 24)));
-	_mm512_store_si512(p + 8, pair_up(w, _mm512_maskz_permutexvar_epi32(mm, l, wdv)));
-	GC_UNROLL
-	for (int k = 0; k < 8; k++)
-		gt_bitw_fast_put(cw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));
+	put_codes(cw, pair_up(_mm512_and_si512(ce, _mm512_set1_epi32(0xffffff)),
+			      _mm512_srli_epi32(ce, 24)));
 	if (ep->lstream) {
 		/* 2-bit levels of all sixteen, then the carriers' alone */
 		_mm_storeu_si128((__m128i *)(void *)lq, lb);
@@ -406,6 +473,11 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 					       _pdep_u64(mm, 0x55555555) * 3),
 				 2 * (unsigned)__builtin_popcount(mm));
 	}
+	if (ep->w24 && !_mm_mask_test_epi8_mask(mm, lb, lb)) {
+		put_words24(mw, w, mm); /* every carrier at level 0 */
+		return;
+	}
+	_mm512_store_si512(p + 8, pair_up(w, _mm512_maskz_permutexvar_epi32(mm, l, wdv)));
 	GC_UNROLL
 	for (int k = 8; k < 16; k++)
 		gt_bitw_fast_put(mw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));

@@ -3,6 +3,11 @@
 #include <string.h>
 
 #include "gcomp_impl.h"
+#include "gcomp_simd.h"
+#include "../gt_isa.h"
+#if GT_ISA_X86 && !defined(GT_NO_SIMD)
+#include <immintrin.h>
+#endif
 #include "../banned.h"
 
 /* ---- decoding ----------------------------------------------------------- */
@@ -88,24 +93,31 @@ static int dec_values(const struct gc_ctx *c, struct gc_readers *r,
 }
 
 /*
- * The f32 fast path (GComp §4.5 with several tokens per lookup, as in
- * huffexp): a lookup of the next B code bits gives up to three exponent,
- * ZERO or NZERO tokens and the index of each one's carrier among them;
- * one 6-bit peek of the level stream and a lookup in ltab give the
- * carriers' word offsets, the bits they take and their counts per level;
- * the words are read from bit positions in the mantissa stream.  All
- * three slots are stored (junk that later values overwrite).
+ * The f32 path, two passes per segment of GC_SEG values.  Pass 1 turns
+ * the tokens into one 16-bit code per value: a carrier's exponent << 7 |
+ * 1, 0 for ZERO, 0x8000 for NZERO (the top half of the float, with the
+ * carrier flag in bit 0); a lookup of the next B code bits (mlut) gives up
+ * to three codes, stored as one word.  Pass 2 rebuilds the floats from the
+ * codes, the level stream and the mantissa stream: branch-free in C, and
+ * sixteen values at a time with AVX-512 (levels spread to lanes, word
+ * offsets by a prefix sum, the words gathered and expanded to the
+ * carriers' lanes).  Pass 2 reads the streams with loads bounded by the
+ * end of the chunk and counts carriers; the counts per level and the
+ * padding are checked once, at the end (f32_check).
  */
+#define GC_SEG 4096
 #define GC_MBITS 12 /* table index bits; 9 for blocks of < 16384 values */
 /* No multi-symbol table for blocks under GC_MLUT_MIN values: building it
- * would cost more than it saves; dec1_f32_at() decodes them */
+ * would cost more than it saves; tok1_fast() decodes them */
 #ifndef GC_MLUT_MIN
 #define GC_MLUT_MIN 4096
 #endif
 
+/* mlut entry: bits 0-3 the code bits taken, 4-5 the codes (1..3), the
+ * codes from bit 16 (16 each); 0: the next token is none of these */
 static uint64_t mlut_entry(const struct gc_ctx *c, unsigned x, unsigned B)
 {
-	unsigned pos = 0, k = 0, nc = 0;
+	unsigned pos = 0, k = 0;
 	uint64_t ent = 0;
 
 	while (k < 3) {
@@ -115,43 +127,20 @@ static uint64_t mlut_entry(const struct gc_ctx *c, unsigned x, unsigned B)
 
 		if (!l || l > B - pos || s > GT_HUFF_NZERO(8))
 			break;
-		ent |= (uint64_t)(s | nc << 9) << (8 + 16 * k);
-		nc += s < 256;
+		ent |= (uint64_t)c->c16[s] << (16 + 16 * k);
 		pos += l;
 		k++;
 	}
-	return k ? ent | pos | k << 4 | nc << 6 : 0;
+	return k ? ent | pos | k << 4 : 0;
 }
 
-/* ltab[nc << 6 | levels]: word offsets 0, off1, off2 in bits 0-23, the
- * nc words' bits in 24-31, the nc carriers per level (bytes) above; and
- * dsym, wsh, wmask: none depends on the table, made once per context. */
+/* The codes of the symbols up to NZERO: the same for every table. */
 static void prepare_f32_ctx(struct gc_ctx *c)
 {
 	for (unsigned s = 0; s < 256; s++)
-		c->dsym[s] = (uint64_t)s << 23 | UINT64_C(0xffffffff) << 32;
-	c->dsym[GT_HUFF_ZERO(8)] = 0;
-	c->dsym[GT_HUFF_NZERO(8)] = UINT64_C(1) << 31;
-	for (unsigned x = 0; x < 256; x++) {
-		const unsigned nc = x >> 6;
-		uint64_t off = 0, t = 0;
-
-		for (unsigned k = 0; k < 3; k++) {
-			const unsigned l = x >> (2 * k) & 3;
-
-			t |= off << (8 * k);
-			if (k < nc)
-				t += UINT64_C(1) << (32 + 8 * l);
-			off += 24 - c->lev[l];
-			if (k + 1 == nc)
-				t |= off << 24;
-		}
-		c->ltab[x] = t;
-	}
-	for (int l = 0; l < 4; l++) {
-		c->wsh[l] = c->lev[l];
-		c->wmask[l] = (UINT64_C(1) << (24 - c->lev[l])) - 1;
-	}
+		c->c16[s] = (uint16_t)(s << 7 | 1);
+	c->c16[GT_HUFF_ZERO(8)] = 0;
+	c->c16[GT_HUFF_NZERO(8)] = 0x8000;
 	c->f32_ready = 1;
 }
 
@@ -165,7 +154,7 @@ static int prepare_dec(struct gc_ctx *c, size_t n)
 	if (c->dt == GT_DT_F32 && !c->f32_ready)
 		prepare_f32_ctx(c);
 	if (c->dt == GT_DT_F32 && n >= GC_MLUT_MIN) {
-		const unsigned want = n < 16384 ? 9 : GC_MBITS;
+		const unsigned want = n < 32768 ? 9 : n < 65536 ? 10 : GC_MBITS;
 		const unsigned B = c->lbits < want ? c->lbits : want;
 
 		for (unsigned x = 0; x < (1u << B); x++)
@@ -176,222 +165,335 @@ static int prepare_dec(struct gc_ctx *c, size_t n)
 	return 0;
 }
 
-/* Bits consumed by reader @r (pad 0), and the reader moved to bit @pos. */
-static uint64_t bitr_pos(const struct gt_bitr *r)
-{
-	return (uint64_t)(r->ptr - r->start) * 8 - r->nb;
-}
+/* ---- pass 1: tokens to codes --------------------------------------------- */
 
-static void bitr_seek(struct gt_bitr *r, uint64_t pos)
-{
-	r->ptr = r->start + pos / 8;
-	r->acc = 0;
-	r->nb = 0;
-	if (pos & 7)
-		(void)gt_bitr_get(r, (unsigned)(pos & 7));
-}
-
-struct gc_fr {
-	struct gt_bitr cr;
-	const unsigned char *mp, *lp;
-	uint64_t mpos, lpos, cnt;
-	size_t i;
+struct gc_tok {
+	struct gt_bitr cr; /* the code stream */
+	uint64_t run;      /* zeros of a RUN still to come */
 };
 
-static inline __attribute__((always_inline)) int
-step_f32(const struct gc_ctx *c, struct gc_fr *f, unsigned char *dst,
-	 uint64_t bmask, const int lstream)
+#define GC_MSTEP(c, r, o, i, mask)                                      \
+	do {                                                            \
+		const uint64_t e_ = (c)->mlut[(r).acc & (mask)], w_ = e_ >> 16; \
+		if (__builtin_expect(!(e_ & 15), 0))                    \
+			goto out;                                       \
+		gt_bitr_consume(&(r), (unsigned)(e_ & 15));             \
+		memcpy((o) + (i), &w_, 8);                              \
+		(i) += e_ >> 4 & 3;                                     \
+	} while (0)
+
+/* Codes from mlut, four lookups (<= 48 bits, <= 12 codes) per refill,
+ * while 12 codes fit below @m and 8 code bytes are left; stops at a token
+ * that mlut does not take.  Returns the codes' end. */
+static size_t tok_fast(const struct gc_ctx *c, struct gt_bitr *cr,
+		       uint16_t *o, size_t i, size_t m)
 {
-	const uint64_t e = c->mlut[f->cr.acc & bmask];
-	uint64_t lb = 0, t, x;
+	const uint64_t mask = (UINT64_C(1) << c->mbits) - 1;
+	struct gt_bitr r = *cr;
 
-	if (__builtin_expect(!(e & 15), 0))
-		return 0;
-	gt_bitr_consume(&f->cr, (unsigned)(e & 15));
-	if (lstream) {
-		memcpy(&x, f->lp + (f->lpos >> 3), 8);
-		lb = x >> (f->lpos & 7) & 63;
+	while (m - i >= 12 && r.end - r.ptr >= 8) {
+		gt_bitr_refill(&r);
+		GC_MSTEP(c, r, o, i, mask);
+		GC_MSTEP(c, r, o, i, mask);
+		GC_MSTEP(c, r, o, i, mask);
+		GC_MSTEP(c, r, o, i, mask);
 	}
-	t = c->ltab[(e >> 6 & 3) << 6 | lb];
-	for (unsigned k = 0; k < 3; k++) {
-		const unsigned sl = (unsigned)(e >> (8 + 16 * k)), ci = sl >> 9 & 3;
-		const uint64_t p = f->mpos + (t >> (8 * ci) & 0xff), d = c->dsym[sl & 0x1ff];
-		const unsigned l = (unsigned)(lb >> (2 * ci)) & 3;
-		uint32_t w, v;
-
-		memcpy(&x, f->mp + (p >> 3), 8);
-		w = (uint32_t)((x >> (p & 7)) & c->wmask[l]) << c->wsh[l];
-		v = (uint32_t)d | (((w & 0x7fffffu) | (w >> 23) << 31) & (uint32_t)(d >> 32));
-		memcpy(dst + 4 * (f->i + k), &v, 4);
-	}
-	f->i += e >> 4 & 3;
-	f->mpos += t >> 24 & 0xff;
-	f->lpos += lstream ? 2 * (e >> 6 & 3) : 0;
-	f->cnt += t >> 32;
-	return 1;
+out:
+	*cr = r;
+	return i;
 }
 
-/*
- * One token through the LUT (blocks without mlut): an exponent, ZERO or
- * NZERO token, else 0 (nothing consumed).  Branch-free on the token kind
- * (zeros are random in gradients): a ZERO/NZERO reads a level and word
- * that it does not consume.
- */
-static inline __attribute__((always_inline)) int
-step1_f32(const struct gc_ctx *c, struct gc_fr *f, unsigned char *dst,
-	  uint64_t lmask, const int lstream)
+/* tok_fast() for blocks without mlut: three LUT lookups (<= 45 bits) per
+ * refill. */
+static size_t tok1_fast(const struct gc_ctx *c, struct gt_bitr *cr,
+			uint16_t *o, size_t i, size_t m)
 {
-	const unsigned e = c->lut[f->cr.acc & lmask], s = GT_HUFF_LUT_SYM(e);
-	const unsigned car = s < 256;
-	uint64_t x, d;
-	unsigned l = 0;
-	uint32_t w, v;
+	const uint64_t mask = (UINT64_C(1) << c->lbits) - 1;
+	struct gt_bitr r = *cr;
 
-	if (__builtin_expect(e < (1u << 12) || s > GT_HUFF_NZERO(8), 0))
-		return 0;
-	gt_bitr_consume(&f->cr, GT_HUFF_LUT_LEN(e));
-	if (lstream) {
-		memcpy(&x, f->lp + (f->lpos >> 3), 8);
-		l = (unsigned)(x >> (f->lpos & 7)) & 3;
-		f->lpos += 2 * car;
+	while (m - i >= 3 && r.end - r.ptr >= 8) {
+		gt_bitr_refill(&r);
+		for (int k = 0; k < 3; k++) {
+			const unsigned e = c->lut[r.acc & mask], s = GT_HUFF_LUT_SYM(e);
+
+			if (__builtin_expect(e < (1u << 12) || s > GT_HUFF_NZERO(8), 0))
+				goto out;
+			gt_bitr_consume(&r, GT_HUFF_LUT_LEN(e));
+			o[i++] = c->c16[s];
+		}
 	}
-	d = c->dsym[s];
-	memcpy(&x, f->mp + (f->mpos >> 3), 8);
-	w = (uint32_t)((x >> (f->mpos & 7)) & c->wmask[l]) << c->wsh[l];
-	v = (uint32_t)d | (((w & 0x7fffffu) | (w >> 23) << 31) & (uint32_t)(d >> 32));
-	memcpy(dst + 4 * f->i++, &v, 4);
-	f->mpos += car * (24 - c->wsh[l]);
-	f->cnt += (uint64_t)car << (8 * l);
-	return 1;
+out:
+	*cr = r;
+	return i;
 }
 
-/* Counts per level (bytes of @cnt) into @k. */
-static inline void cnt_flush(uint64_t cnt, size_t *k)
+/* One token of any kind (bounds checked): *@i_ret codes on, a RUN cut at
+ * @m (the rest in t->run); @nleft values are left in the chunk from 0. */
+static int tok_slow(const struct gc_ctx *c, struct gc_tok *t, uint16_t *o,
+		    size_t *i_ret, size_t m, size_t nleft)
 {
-	for (int l = 0; l < 4; l++)
-		k[l] += cnt >> (8 * l) & 0xff;
-}
+	size_t i = *i_ret;
+	unsigned e, s;
 
-/* The readers after a fast loop stopped at @f with @k carriers per level
- * decoded; returns @tail, or GT_ERR(CORRUPT) for too many carriers. */
-static inline __attribute__((always_inline)) int
-fr_done(struct gc_readers *r, const struct gc_fr *f, const size_t *k,
-		   size_t *i_ret, int tail)
-{
-	r->cr = f->cr;
-	bitr_seek(&r->mr, f->mpos);
-	bitr_seek(&r->lr, f->lpos);
-	*i_ret = f->i;
-	for (int q = 0; q < 4; q++) {
-		if (k[q] > r->left[q])
+	gt_bitr_refill(&t->cr);
+	e = c->lut[gt_bitr_peek(&t->cr, c->lbits)];
+	if (!GT_HUFF_LUT_LEN(e))
+		return GT_ERR(CORRUPT);
+	gt_bitr_consume(&t->cr, GT_HUFF_LUT_LEN(e));
+	s = GT_HUFF_LUT_SYM(e);
+	if (s <= GT_HUFF_NZERO(8)) {
+		o[i++] = c->c16[s];
+	} else if (s == GT_HUFF_ESC(8)) {
+		o[i++] = (uint16_t)(gt_bitr_get(&t->cr, 8) << 7 | 1);
+	} else {
+		const uint64_t len = gt_huff_get_run(&t->cr);
+		const size_t z = len < m - i ? (size_t)len : m - i;
+
+		if (!len || len > nleft - i)
 			return GT_ERR(CORRUPT);
-		r->left[q] -= k[q];
+		memset(o + i, 0, z * 2);
+		i += z;
+		t->run = len - z;
 	}
-	return tail;
+	*i_ret = i;
+	return 0;
 }
 
-/*
- * Groups of four lookups after one refill (4 x 12 <= 56 bits) while 12
- * values, 8 code bytes, 48 mantissa and 16 level bytes are left, so that
- * nothing inside a group needs a check (a group takes <= 36 and 3).  It
- * stops at any other token for dec_values().  Carriers per level are
- * counted (flushed every 16 groups: <= 192 a byte) and checked once.
- * Returns 1 when too little is left for it (the rest is for dec_values),
- * 0 when it stopped at a token, or an error.
- */
-static inline __attribute__((always_inline)) int
-dec_f32_at(const struct gc_ctx *c, struct gc_readers *r, unsigned char *dst,
-	   size_t n, size_t *i_ret, const int lstream)
+/* The codes of the next @m values (@nleft left in the chunk) into @o. */
+static int tok_f32(const struct gc_ctx *c, struct gc_tok *t, uint16_t *o,
+		   size_t m, size_t nleft)
 {
-	const size_t mlen = (size_t)(r->mr.end - r->mr.start);
-	const size_t llen = (size_t)(r->lr.end - r->lr.start);
-	const uint64_t bmask = (UINT64_C(1) << c->mbits) - 1;
-	struct gc_fr f = { r->cr, r->mr.start, r->lr.start, 0, 0, 0, *i_ret };
-	size_t k[4] = { 0, 0, 0, 0 };
-	unsigned g = 0;
-	int tail = 1;
+	size_t i = t->run < m ? (size_t)t->run : m;
 
-	if (r->mr.pad || r->lr.pad)
-		return 1;
-	f.mpos = bitr_pos(&r->mr);
-	f.lpos = bitr_pos(&r->lr);
-	while (n - f.i >= 12 && f.cr.end - f.cr.ptr >= 8 && mlen - f.mpos / 8 >= 48 &&
-	       (!lstream || llen - f.lpos / 8 >= 16)) {
-		int ok;
-
-		gt_bitr_refill(&f.cr);
-		ok = step_f32(c, &f, dst, bmask, lstream) &&
-		     step_f32(c, &f, dst, bmask, lstream) &&
-		     step_f32(c, &f, dst, bmask, lstream) &&
-		     step_f32(c, &f, dst, bmask, lstream);
-		if (!ok) {
-			tail = 0;
-			break;
-		}
-		if (++g == 16) {
-			cnt_flush(f.cnt, k);
-			f.cnt = 0;
-			g = 0;
-		}
+	memset(o, 0, i * 2);
+	t->run -= i;
+	while (i < m) {
+		i = c->mbits ? tok_fast(c, &t->cr, o, i, m) : tok1_fast(c, &t->cr, o, i, m);
+		if (i < m)
+			GT_TRY(tok_slow(c, t, o, &i, m, nleft));
 	}
-	cnt_flush(f.cnt, k);
-	return fr_done(r, &f, k, i_ret, tail);
+	return gt_bitr_left(&t->cr) < 0 ? GT_ERR(TRUNCATED) : 0;
 }
 
-/*
- * dec_f32_at() for blocks without mlut: three tokens through the LUT
- * after one refill (3 x 15 <= 56 bits) while 3 values, 16 mantissa and 9
- * level bytes are left (three tokens take <= 9 and 1).  Counts flushed
- * every 64 groups (<= 192 a byte).
- */
-static inline __attribute__((always_inline)) int
-dec1_f32_at(const struct gc_ctx *c, struct gc_readers *r, unsigned char *dst,
-	    size_t n, size_t *i_ret, const int lstream)
+/* ---- pass 2: codes to values --------------------------------------------- */
+
+/* Where pass 2 is in the level (lp) and mantissa (mp) streams; lav, mav:
+ * the bytes from lp, mp to the end of the chunk (bound of every load). */
+struct gc_mst {
+	const unsigned char *lp, *mp;
+	size_t lav, mav;
+	uint64_t lpos, mpos, nc; /* bit positions; carriers so far */
+};
+
+/* The 8 bytes at @p + @b, zeros past @av. */
+static inline uint64_t ld64(const unsigned char *p, uint64_t b, size_t av)
 {
-	const size_t mlen = (size_t)(r->mr.end - r->mr.start);
-	const size_t llen = (size_t)(r->lr.end - r->lr.start);
-	const uint64_t lmask = (UINT64_C(1) << c->lbits) - 1;
-	struct gc_fr f = { r->cr, r->mr.start, r->lr.start, 0, 0, 0, *i_ret };
-	size_t k[4] = { 0, 0, 0, 0 };
-	unsigned g = 0;
-	int tail = 1;
+	uint64_t v = 0;
 
-	if (r->mr.pad || r->lr.pad)
-		return 1;
-	f.mpos = bitr_pos(&r->mr);
-	f.lpos = bitr_pos(&r->lr);
-	while (n - f.i >= 3 && f.cr.end - f.cr.ptr >= 8 && mlen - f.mpos / 8 >= 16 &&
-	       (!lstream || llen - f.lpos / 8 >= 9)) {
-		int ok;
-
-		gt_bitr_refill(&f.cr);
-		ok = step1_f32(c, &f, dst, lmask, lstream) &&
-		     step1_f32(c, &f, dst, lmask, lstream) &&
-		     step1_f32(c, &f, dst, lmask, lstream);
-		if (!ok) {
-			tail = 0;
-			break;
-		}
-		if (++g == 64) {
-			cnt_flush(f.cnt, k);
-			f.cnt = 0;
-			g = 0;
-		}
+	if (__builtin_expect(b + 8 <= av, 1)) {
+		memcpy(&v, p + b, 8);
+		return v;
 	}
-	cnt_flush(f.cnt, k);
-	return fr_done(r, &f, k, i_ret, tail);
+	for (unsigned j = 0; j < 8 && b + j < av; j++)
+		v |= (uint64_t)p[b + j] << (8 * j);
+	return v;
 }
 
-static int dec_f32(const struct gc_ctx *c, struct gc_readers *r,
-		   unsigned char *dst, size_t n, size_t *i_ret)
+/* The value of code @code; branch-free on the carrier flag. */
+static inline uint32_t rec1(const struct gc_ctx *c, struct gc_mst *s,
+			    unsigned code, const int lstream)
+{
+	const uint32_t car = code & 1;
+	const unsigned l = lstream ? (unsigned)(ld64(s->lp, s->lpos >> 3, s->lav) >>
+					      (s->lpos & 7)) & 3 : 0;
+	const unsigned W = 24 - c->lev[l];
+	const uint32_t w = (uint32_t)(ld64(s->mp, s->mpos >> 3, s->mav) >> (s->mpos & 7) &
+				      ((UINT64_C(1) << W) - 1)) << c->lev[l];
+
+	s->lpos += 2 * car;
+	s->mpos += car * W;
+	s->nc += car;
+	return (uint32_t)(code & 0xff80) << 16 |
+	       (((w & 0x7fffffu) | (w & 0x800000u) << 8) & (0u - car));
+}
+
+static void rec_scalar(const struct gc_ctx *c, struct gc_mst *s, const uint16_t *o,
+		       unsigned char *dst, size_t m, const int lstream)
+{
+	for (size_t i = 0; i < m; i++) {
+		const uint32_t v = rec1(c, s, o[i], lstream);
+
+		memcpy(dst + 4 * i, &v, 4);
+	}
+}
+
+#if GT_ISA_X86 && !defined(GT_NO_SIMD)
+#define GC_DEC_AVX512 1
+/*
+ * Pass 2 with AVX-512, sixteen values a step while the step's loads stay
+ * inside the chunk (8 level bytes, 16 x 24 bits + 4 mantissa bytes);
+ * returns the values done (the rest is for rec_scalar).  The same values
+ * as rec1(): lane j of the carriers takes level j of the stream, its word
+ * at the sum of the widths before it, and goes to the j-th carrier.
+ */
+#define GC_TARGET_AVX512 \
+	__attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,bmi2,popcnt")))
+GC_TARGET_AVX512 static size_t
+rec_avx512(const struct gc_ctx *c, struct gc_mst *s, const uint16_t *o,
+	   unsigned char *dst, size_t m, const int lstream)
+{
+	const __m512i levv = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					      (int)c->lev[3], (int)c->lev[2],
+					      (int)c->lev[1], (int)c->lev[0]);
+	const __m512i widv = _mm512_sub_epi32(_mm512_set1_epi32(24), levv);
+	const __m512i sh2 = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12,
+					     10, 8, 6, 4, 2, 0);
+	const __m512i one = _mm512_set1_epi32(1), z = _mm512_setzero_si512();
+	size_t i = 0;
+
+	for (; m - i >= 16; i += 16) {
+		__m512i cz, lvl = z, W, t, pos, g, w;
+		__mmask16 car, km;
+		unsigned k;
+
+		if ((s->lpos >> 3) + 8 > s->lav || (s->mpos >> 3) + 52 > s->mav)
+			break;
+		cz = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const void *)(o + i)));
+		car = _mm512_test_epi32_mask(cz, one);
+		k = (unsigned)__builtin_popcount(car);
+		km = (__mmask16)((1u << k) - 1);
+		if (lstream) {
+			uint64_t L;
+
+			memcpy(&L, s->lp + (s->lpos >> 3), 8);
+			lvl = _mm512_and_si512(_mm512_srlv_epi32(
+				_mm512_set1_epi32((int)(uint32_t)(L >> (s->lpos & 7))), sh2),
+				_mm512_set1_epi32(3));
+		}
+		W = _mm512_maskz_permutexvar_epi32(km, lvl, widv);
+		t = _mm512_add_epi32(W, _mm512_alignr_epi32(W, z, 15));
+		t = _mm512_add_epi32(t, _mm512_alignr_epi32(t, z, 14));
+		t = _mm512_add_epi32(t, _mm512_alignr_epi32(t, z, 12));
+		t = _mm512_add_epi32(t, _mm512_alignr_epi32(t, z, 8));
+		pos = _mm512_add_epi32(_mm512_sub_epi32(t, W),
+				       _mm512_set1_epi32((int)(s->mpos & 7)));
+		g = _mm512_mask_i32gather_epi32(z, km, _mm512_srli_epi32(pos, 3),
+						(const void *)(s->mp + (s->mpos >> 3)), 1);
+		w = _mm512_and_si512(_mm512_srlv_epi32(g, _mm512_and_si512(pos, _mm512_set1_epi32(7))),
+				     _mm512_sub_epi32(_mm512_sllv_epi32(one, W), one));
+		w = _mm512_sllv_epi32(w, _mm512_permutexvar_epi32(lvl, levv));
+		w = _mm512_or_si512(_mm512_and_si512(w, _mm512_set1_epi32(0x7fffff)),
+				    _mm512_slli_epi32(_mm512_and_si512(w, _mm512_set1_epi32(0x800000)), 8));
+		w = _mm512_or_si512(_mm512_maskz_expand_epi32(car, w),
+				    _mm512_slli_epi32(_mm512_and_si512(cz, _mm512_set1_epi32(0xff80)), 16));
+		_mm512_storeu_si512((void *)(dst + 4 * i), w);
+		s->mpos += (uint32_t)_mm_extract_epi32(_mm512_extracti32x4_epi32(t, 3), 3);
+		s->lpos += 2 * k;
+		s->nc += k;
+	}
+	return i;
+}
+#endif
+
+/* Pass 2 on @m values with the instruction set of c->isa. */
+static void rec_f32(const struct gc_ctx *c, struct gc_mst *s, const uint16_t *o,
+		    unsigned char *dst, size_t m)
 {
 	const int lstream = c->mode != GC_PRUNE;
+	size_t i = 0;
 
-	if (!c->mbits)
-		return lstream ? dec1_f32_at(c, r, dst, n, i_ret, 1)
-			       : dec1_f32_at(c, r, dst, n, i_ret, 0);
-	return lstream ? dec_f32_at(c, r, dst, n, i_ret, 1)
-		       : dec_f32_at(c, r, dst, n, i_ret, 0);
+#ifdef GC_DEC_AVX512
+	if (c->isa == GC_ISA_AVX512)
+		i = lstream ? rec_avx512(c, s, o, dst, m, 1) : rec_avx512(c, s, o, dst, m, 0);
+#endif
+	if (lstream)
+		rec_scalar(c, s, o + i, dst + 4 * i, m - i, 1);
+	else
+		rec_scalar(c, s, o + i, dst + 4 * i, m - i, 0);
+}
+
+/* Levels 1, 2, 3 among the first @n (2-bit, LSB-first) of @p into @k. */
+static inline __attribute__((always_inline)) void
+count_levels_in(const unsigned char *p, uint64_t n, uint64_t *k)
+{
+	const uint64_t lo = UINT64_C(0x5555555555555555);
+
+	for (uint64_t b = 0; b < (n + 3) / 4; b += 8) {
+		uint64_t x = 0, h, l;
+		const uint64_t left = n - 4 * b; /* levels from this word on */
+
+		memcpy(&x, p + b, (n + 3) / 4 - b < 8 ? (size_t)((n + 3) / 4 - b) : 8);
+		if (left < 32)
+			x &= (UINT64_C(1) << (2 * left)) - 1;
+		h = x >> 1 & lo;
+		l = x & lo;
+		k[1] += (uint64_t)__builtin_popcountll(l & ~h);
+		k[2] += (uint64_t)__builtin_popcountll(h & ~l);
+		k[3] += (uint64_t)__builtin_popcountll(h & l);
+	}
+}
+
+static void count_levels(const unsigned char *p, uint64_t n, uint64_t *k)
+{
+	count_levels_in(p, n, k);
+}
+
+#ifdef GC_DEC_AVX512
+/* count_levels() with the popcnt instruction (else a libgcc call) */
+GC_TARGET_AVX512 static void count_levels_avx512(const unsigned char *p, uint64_t n,
+						 uint64_t *k)
+{
+	count_levels_in(p, n, k);
+}
+#endif
+
+/* After the last segment: the carriers, the levels per count and the
+ * streams' padding as the header says (the streams' sizes follow from
+ * it, open_streams). */
+static int f32_check(const struct gc_ctx *c, const uint64_t *cnt,
+		     const struct gc_readers *r, const struct gc_mst *s)
+{
+	const uint64_t mc = cnt[0] + cnt[1] + cnt[2] + cnt[3];
+	const size_t lb = (size_t)(r->lr.end - r->lr.start);
+	const size_t mb = (size_t)(r->mr.end - r->mr.start);
+	uint64_t k[4] = { 0, 0, 0, 0 };
+
+	if (s->nc != mc)
+		return GT_ERR(CORRUPT);
+	if (c->mode != GC_PRUNE) {
+#ifdef GC_DEC_AVX512
+		if (c->isa == GC_ISA_AVX512)
+			count_levels_avx512(s->lp, mc, k);
+		else
+#endif
+			count_levels(s->lp, mc, k);
+		if (k[1] != cnt[1] || k[2] != cnt[2] || k[3] != cnt[3])
+			return GT_ERR(CORRUPT);
+		if ((mc & 3) && s->lp[lb - 1] >> (2 * (mc & 3)))
+			return GT_ERR(CORRUPT);
+	}
+	if ((s->mpos & 7) && s->mp[mb - 1] >> (s->mpos & 7))
+		return GT_ERR(CORRUPT);
+	return 0;
+}
+
+/* The f32 values of a chunk in segments, through the two passes. */
+static int dec_f32(struct gc_ctx *c, const uint64_t *cnt, struct gc_readers *r,
+		   const unsigned char *end, unsigned char *dst, size_t n)
+{
+	struct gc_tok t = { r->cr, 0 };
+	struct gc_mst s = { r->lr.start, r->mr.start, (size_t)(end - r->lr.start),
+			    (size_t)(end - r->mr.start), 0, 0, 0 };
+
+	for (size_t i = 0; i < n;) {
+		const size_t m = n - i < GC_SEG ? n - i : GC_SEG;
+
+		GT_TRY(tok_f32(c, &t, c->seg, m, n - i));
+		rec_f32(c, &s, c->seg, dst + 4 * i, m);
+		i += m;
+	}
+	r->cr = t.cr;
+	return f32_check(c, cnt, r, &s);
 }
 
 /* The three streams of a chunk after its header. */
@@ -431,17 +533,12 @@ int gc_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 		GT_TRY(prepare_dec(c, n));
 	GT_TRY(get_header(c, &p, end, n, cnt));
 	GT_TRY(open_streams(c, p, end, cnt, &r));
-	for (size_t i = 0; rc == 0 && i < n;) {
-		if (c->dt == GT_DT_F32) {
-			/* after a token the fast loop cannot take, back to it; when
-			 * too little is left for it, the rest (a small block's all) */
-			rc = dec_f32(c, &r, dst, n, &i);
-			if (rc >= 0 && i < n)
-				rc = dec_values(c, &r, dst, rc ? n : i + 1, n, &i);
-		} else {
-			rc = dec_values(c, &r, dst, n, n, &i);
-		}
+	if (c->dt == GT_DT_F32) {
+		GT_TRY(dec_f32(c, cnt, &r, end, dst, n));
+		return gt_bitr_finish(&r.cr);
 	}
+	for (size_t i = 0; rc == 0 && i < n;)
+		rc = dec_values(c, &r, dst, n, n, &i);
 	if (rc < 0)
 		return gt_bitr_left(&r.cr) < 0 || gt_bitr_left(&r.mr) < 0 ||
 		       gt_bitr_left(&r.lr) < 0 ? GT_ERR(TRUNCATED) : rc;

@@ -27,7 +27,7 @@ struct gc_ctx {
 	struct gt_optim optim_copy;
 	int fixed, ready, runs, dec_ready;
 	int enc_ready; /* enc matches the table (made by the first encode) */
-	int f32_ready; /* dsym, ltab, wsh, wmask: the same for every table */
+	int f32_ready; /* c16: the same for every table */
 	/* the values of the last block_begin() when it found no subnormal
 	 * (gcomp.c, clean_block()); lo == hi: none */
 	uintptr_t clean_lo, clean_hi;
@@ -40,9 +40,11 @@ struct gc_ctx {
 	uint32_t ctab[256], badmap[16];
 	uint16_t lut[GT_HUFF_LUT_MAX];
 	unsigned lbits; /* index bits of lut: the longest code's length */
-	/* f32 decode (prepare_f32); mbits 0: no mlut (small blocks) */
-	unsigned mbits, wsh[4];
-	uint64_t wmask[4], mlut[1u << 12] /* GC_MBITS */, dsym[GT_HUFF_NZERO(8) + 1], ltab[256];
+	/* f32 decode (gcomp_dec.c); mbits 0: no mlut (small blocks); seg:
+	 * the codes of one segment of values (GC_SEG, with slack) */
+	unsigned mbits;
+	uint64_t mlut[1u << 12] /* GC_MBITS */;
+	uint16_t c16[GT_HUFF_NZERO(8) + 1], seg[4096 + 16] /* GC_SEG */;
 	/* encode scratch for cap values, grown outside the loops */
 	size_t cap;
 	unsigned char *tv; /* a copy of the values when some must change */

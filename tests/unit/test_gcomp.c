@@ -1099,6 +1099,290 @@ static void test_isa_traces(void)
 	}
 }
 
+/* ---- the AVX-512 decoder against the scalar one ------------------------- */
+
+/* @n values for the decoder: exponents around 2^-10, about 20 % isolated
+ * ±0.0, runs of 8-70 zeros, subnormals, Inf, NaN and rare exponents (which
+ * maxlen=9 escapes). */
+static void dec_values_fill(float *g, float *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t r = check_rand();
+		uint32_t b = (uint32_t)(r & 0x807fffff) | (uint32_t)(112 + (r >> 32) % 12) << 23;
+
+		switch (r >> 40 & 63) {
+		case 0: case 1: case 2: case 3: case 4: case 5: case 6: case 7:
+		case 8: case 9: case 10: case 11: b &= 0x80000000u; break;
+		case 12: b &= 0x807fffffu; break;            /* subnormal or ±0 */
+		case 13: b |= 0x7f800000u; b &= 0xff800000u; break; /* ±Inf */
+		case 14: b = (b & 0x807fffffu) | (uint32_t)(1 + (r >> 48) % 254) << 23; break;
+		case 15:
+			for (size_t k = (r >> 48) % 63 + 8; k-- && i < n; i++) {
+				g[i] = 0.0f;
+				p[i] = 1.0f;
+			}
+			if (i == n)
+				return;
+			break;
+		default: break;
+		}
+		g[i] = gt_f32_from_bits(b);
+		p[i] = gt_f32_from_bits(0x3f800000u | (uint32_t)(r >> 20 & 0x7fffff));
+	}
+}
+
+/* Decoded bits @d of original @g in mode @m as gcomp.c codes it: Inf, NaN
+ * and ±0.0 exact; subnormals pruned to their sign (full, zero-prune), kept
+ * at level 0 (multi-quant) or 3 (single-quant), either (exact); others
+ * truncated at a level the mode may give (zero-prune: 0; single-quant:
+ * 3; exact may also prune any value whose θ_t stays bit-identical: the
+ * caller checks the step). */
+static int dec_value_ok(int m, uint32_t g, uint32_t d)
+{
+	const uint32_t e = g >> 23 & 0xff, sign = g & 0x80000000u;
+
+	if (e == 255 || !(g << 1))
+		return d == g;
+	if (d == sign && ((!e && m != M_SINGLE && m != M_MULTI) || m == M_EXACT))
+		return 1;
+	if (!e && (m == M_FULL || m == M_PRUNE))
+		return 0;
+	for (int l = 0; l < 4; l++)
+		if ((m != M_PRUNE || l == 0) && (m != M_SINGLE || l == 3) &&
+		    d == (g & ~((UINT32_C(1) << lev32[l]) - 1)))
+			return 1;
+	return 0;
+}
+
+/* Exact mode: the step of @dec gives the θ_t of @g's, bit for bit. */
+static int same_step(const struct gt_optim *o, const float *g, const float *dec,
+		     const float *p, size_t n)
+{
+	float *t1 = malloc(n * 4), *t2 = malloc(n * 4);
+	int same;
+
+	CHECK_RC(gt_optim_step(o, n, g, p, NULL, NULL, t1, NULL, NULL), 0);
+	CHECK_RC(gt_optim_step(o, n, dec, p, NULL, NULL, t2, NULL, NULL), 0);
+	same = !memcmp(t1, t2, n * 4);
+	free(t1);
+	free(t2);
+	return same;
+}
+
+/*
+ * The reference f32 decoder: main's token-at-a-time loop before the
+ * two-pass decoder (gcomp_dec.c: get_header, open_streams, dec_carrier,
+ * dec_values, the end checks), kept here so that the fast decoder's bytes
+ * and verdicts are compared with it.  @mode: M_*, @lev: the levels.
+ */
+struct ref_dec {
+	struct gt_huff_table t;
+	uint16_t lut[GT_HUFF_LUT_MAX];
+	unsigned lbits, lev[4];
+	int prune;
+	struct gt_bitr lr, mr, cr;
+	uint64_t left[4];
+};
+
+static int ref_carrier(struct ref_dec *r, unsigned x, uint32_t *v)
+{
+	const unsigned l = r->prune ? 0 : (unsigned)gt_bitr_get(&r->lr, 2);
+	uint32_t w;
+
+	if (!r->left[l]--)
+		return GT_ERR(CORRUPT);
+	w = (uint32_t)gt_bitr_get(&r->mr, 24 - r->lev[l]) << r->lev[l];
+	*v = (w >> 23) << 31 | x << 23 | (w & 0x7fffffu);
+	return 0;
+}
+
+static int ref_values(struct ref_dec *r, float *dst, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned e, s;
+		uint32_t v = 0;
+
+		gt_bitr_refill(&r->cr);
+		e = r->lut[gt_bitr_peek(&r->cr, r->lbits)];
+		if (!GT_HUFF_LUT_LEN(e))
+			return GT_ERR(CORRUPT);
+		gt_bitr_consume(&r->cr, GT_HUFF_LUT_LEN(e));
+		s = GT_HUFF_LUT_SYM(e);
+		if (s < 256) {
+			GT_TRY(ref_carrier(r, s, &v));
+		} else if (s == GT_HUFF_ESC(8)) {
+			GT_TRY(ref_carrier(r, (unsigned)gt_bitr_get(&r->cr, 8), &v));
+		} else if (s == GT_HUFF_RUN(8)) {
+			const uint64_t len = gt_huff_get_run(&r->cr);
+
+			if (!len || len > n - i)
+				return GT_ERR(CORRUPT);
+			memset(dst + i, 0, (size_t)len * 4);
+			i += (size_t)len;
+			continue;
+		} else {
+			v = (uint32_t)(s == GT_HUFF_NZERO(8)) << 31;
+		}
+		dst[i++] = gt_f32_from_bits(v);
+	}
+	return 0;
+}
+
+/* The header and the three streams' readers of chunk @p..@end. */
+static int ref_open(struct ref_dec *r, const unsigned char *p,
+		    const unsigned char *end, size_t n)
+{
+	uint64_t cnt[4] = { 0, 0, 0, 0 }, mc = 0, mbits = 0, lbytes, mbytes;
+
+	for (int l = 0; l < (r->prune ? 1 : 4); l++) {
+		GT_TRY(gt_varint_get(&p, end, &cnt[l]));
+		if (cnt[l] > n || mc + cnt[l] > n)
+			return GT_ERR(CORRUPT);
+		mc += cnt[l];
+	}
+	for (int l = 0; l < 4; l++) {
+		mbits += cnt[l] * (24 - r->lev[l]);
+		r->left[l] = cnt[l];
+	}
+	lbytes = r->prune ? 0 : (mc + 3) / 4;
+	mbytes = (mbits + 7) / 8;
+	if (lbytes > (uint64_t)(end - p) || mbytes > (uint64_t)(end - p) - lbytes)
+		return GT_ERR(TRUNCATED);
+	gt_bitr_init(&r->lr, p, (size_t)lbytes);
+	gt_bitr_init(&r->mr, p + lbytes, (size_t)mbytes);
+	gt_bitr_init(&r->cr, p + lbytes + mbytes, (size_t)(end - p - lbytes - mbytes));
+	return 0;
+}
+
+static int ref_decode(int mode, const unsigned *lev, const unsigned char *meta,
+		      size_t mlen, const unsigned char *src, size_t len, float *dst,
+		      size_t n)
+{
+	struct ref_dec *r = calloc(1, sizeof(*r));
+	int rc, rc2, rc3;
+
+	CHECK(r != NULL);
+	memcpy(r->lev, lev, sizeof(r->lev));
+	r->prune = mode == M_PRUNE;
+	CHECK_RC(gt_huff_load(&r->t, meta, mlen, 0), 0);
+	CHECK_RC(gt_huff_lut_fit(&r->t, r->lut, GT_HUFF_LUT_MAX, &r->lbits), 0);
+	rc = ref_open(r, src, src + len, n);
+	if (rc == 0)
+		rc = ref_values(r, dst, n);
+	if (rc < 0) {
+		if (gt_bitr_left(&r->cr) < 0 || gt_bitr_left(&r->mr) < 0 ||
+		    gt_bitr_left(&r->lr) < 0)
+			rc = GT_ERR(TRUNCATED);
+	} else {
+		rc = gt_bitr_finish(&r->cr);
+		rc2 = gt_bitr_finish(&r->mr);
+		rc3 = gt_bitr_finish(&r->lr);
+		if (rc == 0 && (rc2 < 0 || rc3 < 0 || r->left[0] || r->left[1] ||
+				r->left[2] || r->left[3]))
+			rc = GT_ERR(CORRUPT);
+	}
+	free(r);
+	return rc;
+}
+
+/* Decode @buf (@len bytes, @n values, table @meta, mode @m) with
+ * isa=scalar, isa=avx512 (where the CPU has it) and ref_decode(): the same
+ * rc and, when 0, the same bytes; returns the rc. */
+static int dec_both(int m, const unsigned char *meta, size_t mlen,
+		    const unsigned char *buf, size_t len, size_t n, float *out)
+{
+	const int vec = have_avx512();
+	char os[64], ov[64];
+	struct gt_codec_ctx *ds, *dv = NULL;
+	float *o2 = malloc(n * 4), *o3 = malloc(n * 4);
+	unsigned char *exact = malloc(len ? len : 1);
+	int rc, rc2, rc3;
+
+	snprintf(os, sizeof(os), "mode=%s,isa=scalar", modes[m]);
+	snprintf(ov, sizeof(ov), "mode=%s,isa=avx512", modes[m]);
+	ds = make(GT_DT_F32, os, NULL);
+	memcpy(exact, buf, len);
+	CHECK_RC(gt_codec_block_load(ds, meta, mlen), 0);
+	rc = gt_codec_decode(ds, exact, len, out, n);
+	if (vec) {
+		dv = make(GT_DT_F32, ov, NULL);
+		CHECK_RC(gt_codec_block_load(dv, meta, mlen), 0);
+		rc2 = gt_codec_decode(dv, exact, len, o2, n);
+		CHECK_RC(rc2, rc);
+		CHECK(rc != 0 || !memcmp(out, o2, n * 4));
+	}
+	rc3 = ref_decode(m, m == M_PRUNE ? (const unsigned[4]){ 0, 0, 0, 0 } : lev32,
+			 meta, mlen, exact, len, o3, n);
+	/* corrupt chunks: both reject (the code, TRUNCATED or CORRUPT, may
+	 * differ: the fast decoder checks the streams' ends once, at the end) */
+	CHECK((rc == 0) == (rc3 == 0));
+	CHECK(rc < 0 || rc3 < 0 || !memcmp(out, o3, n * 4));
+	free(exact);
+	free(o2);
+	free(o3);
+	gt_codec_free(ds);
+	gt_codec_free(dv);
+	return rc;
+}
+
+/*
+ * The f32 decoder's two pass-2 paths (isa=scalar, isa=avx512) give the
+ * same values, and the values of the encoder's levels, in every mode, for
+ * blocks without a multi-symbol table and with each of its widths (one
+ * chunk a block), with and without escapes; on flipped bytes both give
+ * the same rc and values.
+ */
+static void test_isa_decode(void)
+{
+	static const size_t sizes[] = { 1000, 5000, 20000, 40000, 65536 };
+	static const char *const extra[] = { "", ",maxlen=9" };
+	const size_t nmax = 65536;
+	float *g = malloc(nmax * 4), *p = malloc(nmax * 4), *out = malloc(nmax * 4);
+
+	if (!have_avx512())
+		printf("test_isa_decode: isa=avx512 not available here, scalar alone\n");
+	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		const size_t n = sizes[z];
+
+		dec_values_fill(g, p, n);
+		for (int m = 0; m < NMODES; m++) {
+			for (int x = 0; x < 2; x++) {
+				const struct gt_optim o = sgd(0.01);
+				const struct gt_codec_aux aux = { p, { NULL, NULL } };
+				unsigned char meta[GT_CODEC_META_MAX], *buf;
+				struct gt_codec_ctx *enc;
+				char opts[64];
+				size_t ml = 0, len = 0, bad = 0;
+
+				snprintf(opts, sizeof(opts), "mode=%s%s,isa=scalar", modes[m], extra[x]);
+				enc = make(GT_DT_F32, opts, &o);
+				buf = malloc(gt_codec_bound(enc, n));
+				CHECK_RC(gt_codec_block_begin(enc, g, n, meta, sizeof(meta), &ml), 0);
+				CHECK_RC(gt_codec_encode_aux(enc, g, n, &aux, buf,
+							     gt_codec_bound(enc, n), &len), 0);
+				CHECK_RC(dec_both(m, meta, ml, buf, len, n, out), 0);
+				for (size_t i = 0; i < n; i++)
+					bad += !dec_value_ok(m, gt_f32_bits(g[i]), gt_f32_bits(out[i]));
+				CHECK(bad == 0);
+				CHECK(m != M_EXACT || same_step(&o, g, out, p, n));
+				for (int k = 0; k < 20; k++) {
+					const uint64_t r = check_rand();
+					const unsigned char keep = buf[r % len];
+
+					buf[r % len] ^= (unsigned char)(1u << (r >> 32) % 8);
+					(void)dec_both(m, meta, ml, buf, len, n, out);
+					buf[r % len] = keep;
+				}
+				free(buf);
+				gt_codec_free(enc);
+			}
+		}
+	}
+	free(g);
+	free(p);
+	free(out);
+}
+
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
@@ -1114,5 +1398,6 @@ int main(int argc, char **argv)
 	RUN(test_traces);
 	RUN(test_isa_random);
 	RUN(test_isa_traces);
+	RUN(test_isa_decode);
 	return check_done("test_gcomp");
 }

@@ -225,7 +225,7 @@ bench: deps all $(BENCH_BIN)
 # that anyone who has gtool can redraw from the CSV files in the report.
 TRACES ?= samples
 REPORT_DIR ?= reports
-REPORT_REPEAT ?= 3
+REPORT_REPEAT ?= 11
 report: all
 	@sh tools/report.sh $(BUILD)/gtool $(TRACES) $(REPORT_DIR) $(REPORT_REPEAT)
 

@@ -469,6 +469,27 @@ static float odd_float(uint64_t r, double scale)
  * with zeros, subnormals, Inf, NaN, negative states, and θ placed so that
  * δ lies on a threshold or one ulp either side.
  */
+
+/* Code @g in modes full and multi-quant (options + @extra) and check the
+ * level of every value against delta (check_levels). */
+static void levels_full_multi(const struct gt_optim *o, const float *g, size_t n,
+			      const struct gt_codec_aux *aux, float *dec, const char *extra)
+{
+	for (int m = M_FULL; m <= M_MULTI; m += M_MULTI - M_FULL) {
+		struct gt_codec_ctx *enc, *dc;
+		char opts[48];
+		struct coded cd;
+
+		snprintf(opts, sizeof(opts), "mode=%s%s", modes[m], extra);
+		enc = make(GT_DT_F32, opts, o);
+		dc = make(GT_DT_F32, opts, NULL);
+		CHECK_RC(code_all(enc, dc, GT_DT_F32, g, n, aux, dec, &cd), 0);
+		check_levels(o, g, dec, aux, n, m);
+		gt_codec_free(enc);
+		gt_codec_free(dc);
+	}
+}
+
 static void test_delta_levels(void)
 {
 	static const enum gt_optim_kind kinds[] = {
@@ -515,19 +536,7 @@ static void test_delta_levels(void)
 					p[i] = isnormal(th) ? gt_f32_from_bits(b) : th;
 				}
 			}
-			for (int m = M_FULL; m <= M_MULTI; m += M_MULTI - M_FULL) {
-				struct gt_codec_ctx *enc, *dc;
-				char opts[32];
-				struct coded cd;
-
-				snprintf(opts, sizeof(opts), "mode=%s", modes[m]);
-				enc = make(GT_DT_F32, opts, &o);
-				dc = make(GT_DT_F32, opts, NULL);
-				CHECK_RC(code_all(enc, dc, GT_DT_F32, g, n, &aux, dec, &cd), 0);
-				check_levels(&o, g, dec, &aux, n, m);
-				gt_codec_free(enc);
-				gt_codec_free(dc);
-			}
+			levels_full_multi(&o, g, n, &aux, dec, "");
 		}
 	}
 	free(g);
@@ -1022,19 +1031,7 @@ static void test_isa_random(void)
 			for (size_t i = n - 20; i < n; i++)
 				g[i] = variant & 1 ? 0.0f : g[i]; /* a run at the end */
 			same_bytes(&o, g, n, &aux);
-			for (int m = M_FULL; m <= M_MULTI; m += M_MULTI - M_FULL) {
-				struct gt_codec_ctx *enc, *dc;
-				char opts[40];
-				struct coded cd;
-
-				snprintf(opts, sizeof(opts), "mode=%s,isa=avx512", modes[m]);
-				enc = make(GT_DT_F32, opts, &o);
-				dc = make(GT_DT_F32, opts, NULL);
-				CHECK_RC(code_all(enc, dc, GT_DT_F32, g, n, &aux, dec, &cd), 0);
-				check_levels(&o, g, dec, &aux, n, m);
-				gt_codec_free(enc);
-				gt_codec_free(dc);
-			}
+			levels_full_multi(&o, g, n, &aux, dec, ",isa=avx512");
 		}
 	}
 out:

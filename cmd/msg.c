@@ -16,6 +16,7 @@ const char *gt_msg_prefix(void) { return msg_prefix; }
 void gt_msg_set_quiet(int quiet) { msg_quiet = quiet; }
 int gt_msg_quiet(void) { return msg_quiet; }
 
+__attribute__((format(printf, 2, 0)))
 static void vreport(const char *kind, const char *fmt, va_list ap, int err)
 {
 	char buf[1024];

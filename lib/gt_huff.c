@@ -345,6 +345,29 @@ static int item_cmp(const void *a, const void *b)
 	return x->sym < y->sym ? -1 : x->sym > y->sym;
 }
 
+/*
+ * Sort @m items by (weight, symbol): a total order, so any sort gives the
+ * same result.  The exponents of a block are a few dozen symbols, for
+ * which an insertion sort beats qsort's call per comparison.
+ */
+static void sort_items(struct item *it, unsigned m)
+{
+	if (m > 64) {
+		qsort(it, m, sizeof(it[0]), item_cmp);
+		return;
+	}
+	for (unsigned i = 1; i < m; i++) {
+		const struct item x = it[i];
+		unsigned j = i;
+
+		while (j > 0 && item_cmp(&x, &it[j - 1]) < 0) {
+			it[j] = it[j - 1];
+			j--;
+		}
+		it[j] = x;
+	}
+}
+
 /* The present symbols (ESC excluded) and their weights, in @it. */
 static unsigned gather(const struct gt_huff_hist *h, struct item *it)
 {
@@ -554,7 +577,7 @@ static void build_gcomp(struct gt_huff_table *t, const struct gt_huff_hist *h,
 	}
 	if (!m)
 		return;
-	qsort(wk->it, m, sizeof(wk->it[0]), item_cmp);
+	sort_items(wk->it, m);
 	if (m >= 2 && native_lengths(wk, m) > t->maxlen) {
 		/* §4.3: every code longer than n_θ is replaced by one escape
 		 * code, the first over-long code truncated to n_θ bits.  In a
@@ -581,7 +604,7 @@ static void build_pm(struct gt_huff_table *t, const struct gt_huff_hist *h,
 	const int need_esc = (flags & GT_HUFF_STATIC) || m > cap;
 	uint64_t esc_w = 0;
 
-	qsort(wk->it, m, sizeof(wk->it[0]), item_cmp);
+	sort_items(wk->it, m);
 	if (need_esc && m > cap - 1) {
 		skip = m - (cap - 1); /* the rarest are escaped */
 		for (unsigned j = 0; j < skip; j++)
@@ -592,7 +615,7 @@ static void build_pm(struct gt_huff_table *t, const struct gt_huff_hist *h,
 	if (need_esc) {
 		wk->it[m].w = esc_w ? esc_w : 1;
 		wk->it[m++].sym = esc;
-		qsort(wk->it, m, sizeof(wk->it[0]), item_cmp);
+		sort_items(wk->it, m);
 	}
 	if (m >= 2)
 		package_merge(wk, m, t->maxlen);

@@ -105,7 +105,8 @@ struct gt_huff_sym {
 /* 2^E + 4, or 0 for GT_DT_NONE. */
 unsigned gt_huff_nsyms(enum gt_dtype dt);
 
-/* gt_huff_hist_init - an empty histogram for @dt. */
+/* gt_huff_hist_init - an empty histogram for @dt (counts beyond its
+ * alphabet, gt_huff_nsyms(@dt), are left as they are and never read). */
 void gt_huff_hist_init(struct gt_huff_hist *h, enum gt_dtype dt);
 
 /*

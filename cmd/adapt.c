@@ -302,7 +302,7 @@ static int run_step(struct job *j, const struct gt_step *st)
 			rc = gt_error("%s: %s changes size between steps", j->o->input,
 				      gt_steps_name(&j->st, i));
 		if (rc >= 0)
-			rc = gt_steps_read(&j->st, i, j->g, n);
+			rc = gt_read_f32(j->st.src, i, 0, n, j->g, NULL);
 		if (rc >= 0)
 			rc = code_tensor(j, &gc, e, i, &in);
 	}

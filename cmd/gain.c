@@ -419,7 +419,7 @@ static int run_step(struct job *j, const struct gt_step *st)
 		const size_t n = (size_t)ti->count;
 
 		grow(j, n);
-		rc = gt_steps_read(&j->st, st->t[t], j->g, n);
+		rc = gt_read_f32(j->st.src, st->t[t], 0, n, j->g, NULL);
 		if (rc >= 0)
 			rc = code_tensor(j, st->t[t], n, r);
 		for (size_t k = 0; k < j->nset && rc >= 0; k++) {

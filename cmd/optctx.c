@@ -265,29 +265,15 @@ int gt_optctx_resolve(struct gt_optctx *c, const struct gt_optflags *f,
 static int read_one(struct gt_optctx *c, int k, uint64_t first, size_t n)
 {
 	const struct gt_tensor_info *t = gt_source_info(c->src[k], c->idx[k]);
-	struct gt_diag d = { "" };
-	unsigned char *raw = (unsigned char *)c->buf[k];
-	size_t got = 0;
-	void *tmp = NULL;
 
-	if (t->dtype != GT_DT_F32)
-		raw = tmp = xmalloc(n * gt_dtype_size(t->dtype));
-	if (gt_source_read(c->src[k], c->idx[k], first, n, raw, &got, &d) < 0 || got != n) {
-		free(tmp);
-		return gt_error("%s: %s", gt_source_path(c->src[k]), *d.msg ? d.msg : "short read");
-	}
-	for (size_t v = 0; v < n; v++) {
-		if (tmp)
-			c->buf[k][v] = (float)gt_fp_get(tmp, t->dtype, v);
-		if (!isfinite(c->buf[k][v])) {
-			free(tmp);
+	if (gt_read_f32(c->src[k], c->idx[k], first, n, c->buf[k], NULL) < 0)
+		return -1;
+	for (size_t v = 0; v < n; v++)
+		if (!isfinite(c->buf[k][v]))
 			return gt_error("%s: %s: value %llu is %s: gcomp needs finite parameters "
 					"and state", gt_source_path(c->src[k]), t->name,
 					(unsigned long long)(first + v),
 					isnan(c->buf[k][v]) ? "NaN" : "infinite");
-		}
-	}
-	free(tmp);
 	return 0;
 }
 

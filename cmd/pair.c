@@ -141,24 +141,6 @@ struct ubufs {
 	void *scratch;
 };
 
-/* Read @n float32 values of tensor @idx into @dst, converting other dtypes. */
-static int read_f32(struct gt_source *s, size_t idx, uint64_t first, size_t n,
-		    float *dst, void *scratch)
-{
-	const enum gt_dtype dt = gt_source_info(s, idx)->dtype;
-	size_t got = 0;
-
-	if (read_block(s, idx, first, n, dt == GT_DT_F32 ? (void *)dst : scratch, &got) < 0)
-		return -1;
-	if (got != n)
-		return gt_error("%s: %s: unexpected end of data", gt_source_path(s),
-				gt_source_info(s, idx)->name);
-	if (dt != GT_DT_F32)
-		for (size_t k = 0; k < n; k++)
-			dst[k] = (float)gt_fp_get(scratch, dt, k);
-	return 0;
-}
-
 /* Apply the step of @st with g and with ĝ over @n values, block by block. */
 static int run_steps(const struct gt_trace_step *st, const struct step_io *io,
 		     uint64_t n, const struct ubufs *u, struct gt_fidelity *f)
@@ -177,8 +159,8 @@ static int run_steps(const struct gt_trace_step *st, const struct step_io *io,
 
 		for (int r = 0; r < IO_N; r++)
 			if (io->idx[r] >= 0 &&
-			    read_f32(io->src[r], (size_t)io->idx[r], first, len,
-				     u->v[r], u->scratch) < 0)
+			    gt_read_f32(io->src[r], (size_t)io->idx[r], first, len,
+					u->v[r], u->scratch) < 0)
 				return -1;
 		rc = gt_fidelity_block(f, &st->optim, len, &fio);
 		if (rc < 0)

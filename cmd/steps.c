@@ -82,21 +82,3 @@ const char *gt_steps_name(const struct gt_steps *s, size_t i)
 
 	return s->tr ? gt_trace_param_name(name) : name;
 }
-
-int gt_steps_read(struct gt_steps *s, size_t i, float *dst, size_t n)
-{
-	const struct gt_tensor_info *t = gt_source_info(s->src, i);
-	void *raw = t->dtype == GT_DT_F32 ? (void *)dst : xmalloc(n * gt_dtype_size(t->dtype));
-	struct gt_diag d = { "" };
-	size_t got = 0;
-	int rc = gt_source_read(s->src, i, 0, n, raw, &got, &d);
-
-	if (rc >= 0 && got != n)
-		rc = gt_diag_set(&d, GT_ERR(TRUNCATED), "%s: unexpected end of data", t->name);
-	if (rc >= 0 && t->dtype != GT_DT_F32)
-		for (size_t k = 0; k < n; k++)
-			dst[k] = (float)gt_fp_get(raw, t->dtype, k);
-	if (raw != dst)
-		free(raw);
-	return rc < 0 ? gt_error("%s: %s", s->path, d.msg) : 0;
-}

@@ -35,7 +35,4 @@ void gt_steps_close(struct gt_steps *s);
 /* The parameter name of tensor @i (its dataset name without a trace). */
 const char *gt_steps_name(const struct gt_steps *s, size_t i);
 
-/* Tensor @i, all @n values, as f32 into @dst.  Prints errors; 0 or -1. */
-int gt_steps_read(struct gt_steps *s, size_t i, float *dst, size_t n);
-
 #endif

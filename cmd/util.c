@@ -475,6 +475,28 @@ int gt_select_tensors(const struct gt_source *src, char *const *patterns,
 	return 0;
 }
 
+int gt_read_f32(struct gt_source *src, size_t i, uint64_t first, size_t n,
+		float *dst, void *scratch)
+{
+	const struct gt_tensor_info *t = gt_source_info(src, i);
+	void *raw = t->dtype == GT_DT_F32 ? (void *)dst
+		  : scratch ? scratch : xmalloc(n * gt_dtype_size(t->dtype) + 1);
+	struct gt_diag d = { "" };
+	size_t got = 0;
+	int rc = gt_source_read(src, i, first, n, raw, &got, &d);
+
+	if (rc < 0)
+		gt_error("%s: %s", gt_source_path(src), d.msg);
+	else if (got != n)
+		rc = gt_error("%s: %s: unexpected end of data", gt_source_path(src), t->name);
+	if (rc >= 0 && t->dtype != GT_DT_F32)
+		for (size_t k = 0; k < n; k++)
+			dst[k] = (float)gt_fp_get(raw, t->dtype, k);
+	if (raw != dst && raw != scratch)
+		free(raw);
+	return rc < 0 ? -1 : 0;
+}
+
 int gt_read_tensor(struct gt_source *src, size_t i, void *buf, size_t buf_values,
 		   int (*fn)(void *arg, const void *data, size_t n), void *arg)
 {

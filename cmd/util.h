@@ -103,6 +103,15 @@ int gt_read_tensor(struct gt_source *src, size_t i, void *buf, size_t buf_values
 		   int (*fn)(void *arg, const void *data, size_t n), void *arg);
 
 /*
+ * gt_read_f32 - values [@first, @first + @n) of tensor @i of @src as f32
+ * into @dst, other dtypes converted.  @scratch (8 * @n bytes) holds the
+ * raw values of a dtype other than f32; NULL: allocated for the call.
+ * A short read is an error.  Errors are printed; returns 0 or -1.
+ */
+int gt_read_f32(struct gt_source *src, size_t i, uint64_t first, size_t n,
+		float *dst, void *scratch);
+
+/*
  * Option values every command parses the same way; a bad one is an argp
  * usage error (exit 2) with one message for all commands.  @markdown:
  * whether this command's output knows the markdown format.

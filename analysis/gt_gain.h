@@ -43,7 +43,8 @@ void gt_gain_coder_release(struct gt_gain_coder *gc);
 
 /*
  * gt_gain_code - code @n values of @src and decode them into @dst (which
- * may not be @src); add the cost to @cost.
+ * may not be @src; NULL: only the bytes are wanted, nothing is decoded);
+ * add the cost to @cost.
  * @return 0, GT_ERR(NOMEM), or a codec's error.
  */
 int gt_gain_code(struct gt_gain_coder *gc, const float *src, size_t n,

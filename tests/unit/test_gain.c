@@ -94,6 +94,13 @@ static void test_code(void)
 	CHECK_RC(gt_gain_code(&gc, src, N, 3, dst, &cost), 0);
 	CHECK(!memcmp(src, dst, sizeof(src)));
 	CHECK(cost.bytes > 0 && cost.bytes < N * 4);
+	{
+		/* without @dst only the bytes are counted, the same bytes */
+		struct gt_gain_cost c2 = { 0 };
+
+		CHECK_RC(gt_gain_code(&gc, src, N, 3, NULL, &c2), 0);
+		CHECK(c2.bytes == cost.bytes);
+	}
 	gt_gain_coder_release(&gc);
 
 	memset(&cost, 0, sizeof(cost));

@@ -38,30 +38,6 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-/* "a:k=v,w=1,b" -> "a:k=v,w=1", "b": a piece with '=' and no ':' is an
- * option of the spec before it. */
-static int add_codecs(struct allreduce_opts *o, const char *arg)
-{
-	char *list = xstrdup(arg), *save = NULL;
-
-	for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-		if (strchr(p, '=') && !strchr(p, ':') && o->n_codecs) {
-			char **last = &o->codecs[o->n_codecs - 1];
-			char *cat = NULL;
-
-			if (asprintf(&cat, "%s,%s", *last, p) < 0)
-				gt_die("out of memory");
-			free(*last);
-			*last = cat;
-			continue;
-		}
-		o->codecs = xrealloc(o->codecs, (o->n_codecs + 1) * sizeof(*o->codecs));
-		o->codecs[o->n_codecs++] = xstrdup(p);
-	}
-	free(list);
-	return 0;
-}
-
 /* Every spec names a codec whose options are valid; "none" is the ring's. */
 static void check_codecs(struct argp_state *state, const struct allreduce_opts *o)
 {
@@ -130,7 +106,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	char probe[PATH_MAX];
 
 	switch (key) {
-	case 'c': add_codecs(o, arg); break;
+	case 'c': gt_spec_split(&o->codecs, &o->n_codecs, arg); break;
 	case 'q': o->quiet = 1; break;
 	case OPT_STEP:
 		if (gt_parse_int(arg, 0, 1L << 40, &o->step) < 0)
@@ -171,7 +147,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (!o->input && !o->per_rank)
 			argp_error(state, "expected a trace, or --per-rank PATTERN");
 		if (!o->n_codecs)
-			add_codecs(o, GT_ALLREDUCE_CODECS);
+			gt_spec_split(&o->codecs, &o->n_codecs, GT_ALLREDUCE_CODECS);
 		check_codecs(state, o);
 		break;
 	default: return ARGP_ERR_UNKNOWN;

@@ -190,23 +190,7 @@ static int registered(const char *spec)
 
 void gt_speclist_add(struct gt_speclist *l, const char *list)
 {
-	char *copy = xstrdup(list), *save = NULL;
-
-	for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-		char *joined;
-
-		/* "k=v" without a codec name continues the options before it */
-		if (l->n && strchr(p, '=') && !strchr(p, ':')) {
-			if (asprintf(&joined, "%s,%s", l->v[l->n - 1], p) < 0)
-				gt_die("out of memory");
-			free(l->v[l->n - 1]);
-			l->v[l->n - 1] = joined;
-			continue;
-		}
-		l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-		l->v[l->n++] = xstrdup(p);
-	}
-	free(copy);
+	gt_spec_split(&l->v, &l->n, list);
 }
 
 void gt_speclist_defaults(struct gt_speclist *l)

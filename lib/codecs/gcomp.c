@@ -71,8 +71,9 @@
  *
  * Speed (f32): with isa=avx512 (the default where the CPU has it) the
  * kernels of gcomp_x86.c do the per-value work: levels by δ with the
- * carrier count fused (an approximate filter, the exact double test for
- * the values near a threshold), exact mode's steps (one pass, candidates
+ * carrier count fused (approximate filters, sixteen lanes in float32 for
+ * the optimizers with a root, then eight in double; the exact double
+ * test for the values near a threshold), exact mode's steps (one pass, candidates
  * only while undecided), the carrier count of the other modes, and the
  * tokens, levels and words sixteen values at a time, RUNs included.  They
  * give the bytes of the scalar code here (isa=scalar), which stays the

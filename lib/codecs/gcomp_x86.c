@@ -7,6 +7,7 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -237,23 +238,149 @@ GC_INLINE uint32_t lev8(const struct gc_dplan *q, enum gt_optim_kind kind,
 	       (uint32_t)_mm512_cmp_pd_mask(a, r3, _CMP_GT_OQ) << 16;
 }
 
-/* Levels and carrier counts of sixteen values at @i (see the header). */
-GC_INLINE void lev16(const struct gc_dplan *q, enum gt_optim_kind kind,
-		     const struct gc_lparams *lp, size_t i, const float *g, const float *p,
-		     const float *s0, const float *s1, uint8_t *lv, uint64_t *cnt,
-		     __m512i *bad)
+/*
+ * A second filter in front of lev8(), sixteen lanes in float32, for the
+ * kinds whose N takes a root and has no Q term (AdaGrad, RMSProp, Adam
+ * with λ = 0; AdamW): N is scaled by 2^S (exact) so that |K g| t_k sits
+ * near 1, and with R = √x + ε
+ *
+ *	x = (c_x0 s + (c_x1 g) g) c_x2,   A = (θ c_A) R,   B = c_B s0,
+ *	a' = |A − B|,   r'_k = |g| c_k,   c_k = |K| 2^S t_k,
+ *
+ * each constant the double of gc_dplan rounded to float (relative error
+ * u = 2^-24).  With x' ≥ 2^-100 (its terms' underflow, 2^-150 at most,
+ * is below 2^-50 of it), a state s ≥ 0 (no cancellation in x),
+ * |θ c_A| ≥ 2^-100 or θ = 0, and rsqrt14's 2^-14: R' is within 2^-14 +
+ * 6u of R, A' within 2^-14 + 10u of A (2^-150 more where A' underflows),
+ * B' within 3u (+2^-150), the reference's doubles within 2^-50, so
+ * |a' − 2^S a_d| < (|A'| + |B'|)(2^-14 + 13u) + 2^-148; and with
+ * 2^-90 ≤ r'_1 ≤ r'_3 ≤ 2^100, r'_k within 3u of 2^S b_d t_k.  The test
+ * is taken where a' ± E, E = 2^-12 (|A'| + |B'|), fall on the same side
+ * of r'_k: where r'_k ≤ 2(|A'| + |B'|) (so |A'| + |B'| ≥ 2^-91), E covers
+ * both errors 3.9 times over; where r'_k is larger, r'_k − a' > r'_k / 2
+ * does.  The rounding of a' ± E adds u a' at most.  Any NaN or Inf makes
+ * a lane unsure (the guards are ordered compares), and unsure lanes go
+ * through lev8().
+ */
+struct gc_fplan {
+	int on; /* the filter applies */
+	int root_s1; /* the state under the root: s1 (Adam, AdamW) or s0 */
+	float x0, x1, x2, ca, cb, eps, c1, c2, c3;
+};
+
+/* Whether @x is 0 or a normal float magnitude in [2^-100, 2^100]. */
+static int fnice(double x, int zero_ok)
 {
-	const uint32_t lo = lev8(q, kind, g + i, p + i, s0 ? s0 + i : NULL,
-				 s1 ? s1 + i : NULL);
-	const uint32_t hi = lev8(q, kind, g + i + 8, p + i + 8, s0 ? s0 + i + 8 : NULL,
-				 s1 ? s1 + i + 8 : NULL);
+	x = fabs(x);
+	return (zero_ok && !(x > 0)) || (x >= 0x1p-100 && x <= 0x1p100);
+}
+
+static void fplan_init(struct gc_fplan *f, const struct gc_dplan *q)
+{
+	const int adam = q->kind == GT_OPT_ADAM || q->kind == GT_OPT_ADAMW;
+	int e, s;
+
+	memset(f, 0, sizeof(*f));
+	if (q->quot || !has_root(q->kind) || !(q->eps >= 0 && q->eps <= 0x1p100))
+		return;
+	/* 2^S |K| t_k: t_1 and t_3 either side of 1 */
+	(void)frexp(q->K, &e);
+	s = -e - (ilogb(q->t1) + ilogb(q->t3)) / 2;
+	f->root_s1 = adam;
+	f->x0 = (float)(q->kind == GT_OPT_ADAGRAD ? 1 : q->a1);
+	f->x1 = (float)(q->kind == GT_OPT_ADAGRAD ? 1 : q->a2);
+	f->x2 = (float)(adam ? q->ibc2 : 1);
+	f->ca = (float)ldexp(q->kind == GT_OPT_ADAMW ? q->a4 * q->bc1 :
+			     q->kind == GT_OPT_ADAM ? q->bc1 : 1, s);
+	f->cb = (float)ldexp(adam ? q->a3 : 0, s);
+	f->eps = (float)q->eps;
+	f->c1 = (float)fabs(ldexp(q->K, s) * q->t1);
+	f->c2 = (float)fabs(ldexp(q->K, s) * q->t2);
+	f->c3 = (float)fabs(ldexp(q->K, s) * q->t3);
+	f->on = fnice(f->x0, 0) && fnice(f->x1, 0) && fnice(f->x2, 0) && fnice(f->ca, 0) &&
+		fnice(f->cb, 1) && fnice(f->c1, 0) && fnice(f->c3, 0) && fnice(f->eps, 1);
+}
+
+#define FS(x) _mm512_set1_ps(x)
+
+/*
+ * The level masks of the sixteen values at @g (bit i of *@m[k-1]: value
+ * i's test against t_k) by the float32 filter; 0 where a lane of @valid
+ * is unsure (the masks are then not set).
+ */
+GC_INLINE int lev16f(const struct gc_fplan *f, enum gt_optim_kind kind, __mmask16 valid,
+		     const float *g, const float *p, const float *s0, const float *s1,
+		     __mmask16 *m)
+{
+	const __m512 z = _mm512_setzero_ps(), gv = _mm512_loadu_ps(g), th = _mm512_loadu_ps(p);
+	const __m512 a0 = s0 ? _mm512_loadu_ps(s0) : z, a1 = s1 ? _mm512_loadu_ps(s1) : z;
+	const __m512 s = kind == GT_OPT_ADAM || kind == GT_OPT_ADAMW ? a1 : a0;
+	const __m512 ag = _mm512_abs_ps(gv);
+	__m512 x, r, pa, a, b, e, lo, hi, rk[3];
+	__mmask16 ok, u = 0;
+
+	x = _mm512_fmadd_ps(_mm512_mul_ps(FS(f->x1), gv), gv, _mm512_mul_ps(FS(f->x0), s));
+	if (kind == GT_OPT_ADAM || kind == GT_OPT_ADAMW)
+		x = _mm512_mul_ps(x, FS(f->x2));
+	r = _mm512_add_ps(_mm512_mul_ps(x, _mm512_rsqrt14_ps(x)), FS(f->eps));
+	pa = _mm512_mul_ps(th, FS(f->ca));
+	a = _mm512_mul_ps(pa, r);
+	b = kind == GT_OPT_ADAM || kind == GT_OPT_ADAMW ? _mm512_mul_ps(FS(f->cb), a0) : z;
+	e = _mm512_mul_ps(_mm512_add_ps(_mm512_abs_ps(a), _mm512_abs_ps(b)), FS(0x1p-12f));
+	a = _mm512_abs_ps(_mm512_sub_ps(a, b));
+	lo = _mm512_sub_ps(a, e);
+	hi = _mm512_add_ps(a, e);
+	rk[0] = _mm512_mul_ps(ag, FS(f->c1));
+	rk[1] = _mm512_mul_ps(ag, FS(f->c2));
+	rk[2] = _mm512_mul_ps(ag, FS(f->c3));
+	ok = _mm512_cmp_ps_mask(_mm512_abs_ps(pa), FS(0x1p-100f), _CMP_GE_OQ) |
+	     _mm512_cmp_ps_mask(th, z, _CMP_EQ_OQ);
+	ok = _mm512_mask_cmp_ps_mask(ok, s, z, _CMP_GE_OQ);
+	ok = _mm512_mask_cmp_ps_mask(ok, x, FS(0x1p-100f), _CMP_GE_OQ);
+	ok = _mm512_mask_cmp_ps_mask(ok, rk[0], FS(0x1p-90f), _CMP_GE_OQ);
+	ok = _mm512_mask_cmp_ps_mask(ok, rk[2], FS(0x1p100f), _CMP_LE_OQ);
+	ok = _mm512_mask_cmp_ps_mask(ok, hi, lo, _CMP_GE_OQ);
+	GC_UNROLL
+	for (int k = 0; k < 3; k++) {
+		m[k] = _mm512_cmp_ps_mask(hi, rk[k], _CMP_GT_OQ);
+		u |= _mm512_mask_cmp_ps_mask(m[k], lo, rk[k], _CMP_NGT_UQ);
+	}
+	return !(valid & (u | (__mmask16)~ok));
+}
+
+/* The level masks of the sixteen values at @g (lanes @gv: g neither
+ * zero, subnormal, Inf nor NaN) as bits 0-15, 16-31, 32-47: t_1, t_2,
+ * t_3; the float32 filter, else lev8()'s. */
+GC_INLINE uint64_t masks16(const struct gc_dplan *q, const struct gc_fplan *f,
+			   enum gt_optim_kind kind, __mmask16 gv, const float *g, const float *p,
+			   const float *s0, const float *s1)
+{
+	uint32_t lo, hi;
+	__mmask16 m[3];
+
+	if (f->on && lev16f(f, kind, gv, g, p, s0, s1, m))
+		return m[0] | (uint64_t)m[1] << 16 | (uint64_t)m[2] << 32;
+	lo = lev8(q, kind, g, p, s0, s1);
+	hi = lev8(q, kind, g + 8, p + 8, s0 ? s0 + 8 : NULL, s1 ? s1 + 8 : NULL);
+	return (lo & 0xff) | (hi & 0xff) << 8 | (uint64_t)((lo >> 8 & 0xff) | (hi & 0xff00)) << 16 |
+	       (uint64_t)((lo >> 16 & 0xff) | (hi >> 8 & 0xff00)) << 32;
+}
+
+/* Levels and carrier counts of sixteen values at @i (see the header). */
+GC_INLINE void lev16(const struct gc_dplan *q, const struct gc_fplan *f,
+		     enum gt_optim_kind kind, const struct gc_lparams *lp, size_t i,
+		     const float *g, const float *p, const float *s0, const float *s1,
+		     uint8_t *lv, uint64_t *cnt, __m512i *bad)
+{
 	const __m512i ff = _mm512_set1_epi32(0xff), zero = _mm512_setzero_si512();
 	const __m512i e = _mm512_and_si512(_mm512_srli_epi32(_mm512_loadu_si512(g + i), 23), ff);
+	const __mmask16 gv = _mm512_cmpneq_epi32_mask(e, zero) & _mm512_cmpneq_epi32_mask(e, ff);
+	const uint64_t m = masks16(q, f, kind, gv, g + i, p + i, s0 ? s0 + i : NULL,
+				   s1 ? s1 + i : NULL);
 	const __m512i cu = _mm512_loadu_si512(lp->cv + i);
 	const __mmask16 zm = _mm512_cmpeq_epi32_mask(_mm512_slli_epi32(cu, 1), zero);
 	const __mmask16 zp = _mm512_cmpeq_epi32_mask(cu, zero);
-	const __mmask16 v = _mm512_cmpneq_epi32_mask(e, zero) & _mm512_cmpneq_epi32_mask(e, ff) &
-			    (__mmask16)~zm;
+	const __mmask16 v = gv & (__mmask16)~zm;
 	const __mmask16 zl1 = lp->zl >= 1 ? zm : 0, zl2 = lp->zl >= 2 ? zm : 0;
 	const __mmask16 zl3 = lp->zl >= 3 ? zm : 0;
 	const __mmask16 carry = (__mmask16)(~zm | (lp->zc[0] ? zp : 0) |
@@ -262,11 +389,9 @@ GC_INLINE void lev16(const struct gc_dplan *q, enum gt_optim_kind kind,
 	__m512i sym = _mm512_and_si512(_mm512_srli_epi32(cu, 23), ff), w;
 	__m128i l;
 
-	l = _mm_maskz_mov_epi8((__mmask16)(((lo & 0xff) | (hi & 0xff) << 8) & v) | zl1, one);
-	l = _mm_add_epi8(l, _mm_maskz_mov_epi8((__mmask16)(((lo >> 8 & 0xff) | (hi & 0xff00)) & v) |
-						       zl2, one));
-	l = _mm_add_epi8(l, _mm_maskz_mov_epi8((__mmask16)(((lo >> 16 & 0xff) | (hi >> 8 & 0xff00)) &
-							   v) | zl3, one));
+	l = _mm_maskz_mov_epi8((__mmask16)(m & v) | zl1, one);
+	l = _mm_add_epi8(l, _mm_maskz_mov_epi8((__mmask16)(m >> 16 & v) | zl2, one));
+	l = _mm_add_epi8(l, _mm_maskz_mov_epi8((__mmask16)(m >> 32 & v) | zl3, one));
 	_mm_storeu_si128((__m128i *)(void *)(lv + i), l);
 	GC_UNROLL
 	for (int k = 0; k < 4; k++)
@@ -288,8 +413,10 @@ GC_INLINE size_t levels_kind(const struct gc_dplan *q, enum gt_optim_kind kind,
 {
 	__m512i bad = _mm512_setzero_si512();
 	uint64_t k[4] = { 0, 0, 0, 0 };
+	struct gc_fplan f;
 	size_t i = 0;
 
+	fplan_init(&f, q);
 	for (; i + 16 <= n; i += 16) {
 		/* θ and the states come once from memory: ask 1 KiB ahead;
 		 * g too (nothing before this pass reads a chunk of a clean
@@ -300,7 +427,7 @@ GC_INLINE size_t levels_kind(const struct gc_dplan *q, enum gt_optim_kind kind,
 			_mm_prefetch((const char *)(s0 + i + GC_AHEAD), _MM_HINT_T0);
 		if (s1)
 			_mm_prefetch((const char *)(s1 + i + GC_AHEAD), _MM_HINT_T0);
-		lev16(q, kind, lp, i, g, p, s0, s1, lv, k, &bad);
+		lev16(q, &f, kind, lp, i, g, p, s0, s1, lv, k, &bad);
 	}
 	GC_UNROLL
 	for (int l = 0; l < 4; l++)

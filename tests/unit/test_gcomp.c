@@ -920,8 +920,8 @@ static unsigned char *encode_isa(const char *opts, const struct gt_optim *o, con
 
 /* Every mode's bytes with isa=scalar and isa=avx512 (levels per value
  * included), in chunks of 4096 and of 1000 (odd tails). */
-static void same_bytes(const struct gt_optim *o, const float *g, size_t n,
-		       const struct gt_codec_aux *aux)
+static void same_bytes_opts(const struct gt_optim *o, const float *g, size_t n,
+			    const struct gt_codec_aux *aux, const char *extra)
 {
 	static const size_t chunks[] = { CHUNK, 1000 };
 
@@ -931,8 +931,8 @@ static void same_bytes(const struct gt_optim *o, const float *g, size_t n,
 			size_t l1, l2;
 			unsigned char *b1, *b2;
 
-			snprintf(o1, sizeof(o1), "mode=%s,isa=scalar", modes[m]);
-			snprintf(o2, sizeof(o2), "mode=%s,isa=avx512", modes[m]);
+			snprintf(o1, sizeof(o1), "mode=%s,isa=scalar%s", modes[m], extra);
+			snprintf(o2, sizeof(o2), "mode=%s,isa=avx512%s", modes[m], extra);
 			b1 = encode_isa(o1, o, g, n, aux, chunks[c], &l1);
 			b2 = encode_isa(o2, o, g, n, aux, chunks[c], &l2);
 			CHECK(l1 == l2 && !memcmp(b1, b2, l1));
@@ -940,6 +940,12 @@ static void same_bytes(const struct gt_optim *o, const float *g, size_t n,
 			free(b2);
 		}
 	}
+}
+
+static void same_bytes(const struct gt_optim *o, const float *g, size_t n,
+		       const struct gt_codec_aux *aux)
+{
+	same_bytes_opts(o, g, n, aux, "");
 }
 
 /* θ for which δ of value @i is about ±2^lev32[1..3] (δ taken as affine
@@ -958,7 +964,7 @@ static void near_threshold(const struct gt_optim *o, const float *g, float *p,
 					s1 ? s1 + i : NULL, d + k), 0);
 	t = ldexp(r & 1 ? -1.0 : 1.0, (int)lev32[1 + (r >> 1) % 3]);
 	x = (t - d[0]) / (d[1] - d[0]);
-	if (!isfinite(x) || fabs(x) > 1e30 || fabs(x) < 1e-30)
+	if (!isfinite(x) || fabs(x) > 1e38 || fabs(x) < 1e-45)
 		return;
 	b = gt_f32_bits((float)x);
 	switch (r >> 3 & 3) {
@@ -1032,6 +1038,135 @@ static void test_isa_random(void)
 				g[i] = variant & 1 ? 0.0f : g[i]; /* a run at the end */
 			same_bytes(&o, g, n, &aux);
 			levels_full_multi(&o, g, n, &aux, dec, ",isa=avx512");
+		}
+	}
+out:
+	free(g);
+	free(p);
+	free(s0);
+	free(s1);
+	free(dec);
+}
+
+/* A float of magnitude 2^[lo, hi) with a random significand and sign. */
+static float wide_float(uint64_t r, int lo, int hi)
+{
+	const double m = 1.0 + (double)(r >> 11 & 0xfffff) / 0x100000;
+
+	return (float)ldexp(r >> 63 ? -m : m, lo + (int)((r >> 32) % (uint64_t)(hi - lo)));
+}
+
+/* θ for which δ of value @i is ±2^lev32[1..3] (1 ± 2^-8): outside the
+ * filter's band where the float32 sums are accurate, inside the error
+ * they have where a guard is needed (0.1 when the solve fails). */
+static void off_threshold(const struct gt_optim *o, const float *g, float *p,
+			  const float *s0, const float *s1, size_t i, uint64_t r)
+{
+	const float th[2] = { 0.0f, 1.0f };
+	double d[2], t, x;
+
+	for (int k = 0; k < 2; k++)
+		CHECK_RC(gt_optim_delta(o, 1, g + i, th + k, s0 + i, s1 + i, d + k), 0);
+	t = ldexp(r & 1 ? -1.0 : 1.0, (int)lev32[1 + (r >> 1) % 3]) *
+	    (r >> 3 & 1 ? 1 + 0x1p-8 : 1 - 0x1p-8);
+	x = (t - d[0]) / (d[1] - d[0]);
+	p[i] = isfinite(x) && fabs(x) < 1e38 ? (float)x : 0.1f;
+}
+
+/*
+ * Values at the edges of the float32 filter's guards (@which 0-2; others
+ * left alone): 0, a sum under the root that underflows (tiny g, zero
+ * states); 1, a state that nearly cancels g's term there; 2, states of
+ * 2^100 and more and a g of 2^-70 or so, for which δ near a threshold
+ * takes a θ of 2^-126 or less.  Returns whether it changed them.
+ */
+static int edge_case(const struct gt_optim *o, unsigned which, float *g, float *s0,
+		     float *s1)
+{
+	const int adam = o->kind == GT_OPT_ADAM || o->kind == GT_OPT_ADAMW;
+	const double a1 = adam ? o->beta2 : o->kind == GT_OPT_RMSPROP ? o->alpha : 1;
+	float *const s = adam ? s1 : s0;
+
+	switch (which) {
+	case 0:
+		*g = (float)ldexp(*g < 0 ? -1.37 : 1.37, -62 - (int)(gt_f32_bits(*g) >> 12 & 7));
+		*s0 = *s1 = 0.0f;
+		break;
+	case 1:
+		*g = (float)ldexp(*g < 0 ? -1.37 : 1.37, -(int)((gt_f32_bits(*g) >> 12) % 30));
+		*s = (float)(-(1 - a1) / a1 * (double)*g * *g * (1 - 0x1p-22));
+		if (o->kind == GT_OPT_ADAGRAD)
+			*s = (float)(-(double)*g * *g * (1 - 0x1p-22));
+		break;
+	case 2:
+		*s0 = *s1 = (float)ldexp(1.5, 100 + (int)((gt_f32_bits(*g) >> 12) % 24));
+		*g = (float)ldexp(*g < 0 ? -1.37 : 1.37, -70 - (int)((gt_f32_bits(*g) >> 13) % 14));
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * The kernels' float32 filter (AdaGrad, RMSProp, Adam without weight
+ * decay, AdamW) at the edges of its guards: gradients, parameters and
+ * states from 2^-149 to 2^100, zero parameters, negative and zero states,
+ * ε of 0, 1e-8 and 0.5, thresholds moved by a margin of -40 and +40,
+ * values placed on the thresholds, and whole vectors of edge_case()
+ * values placed 2^-8 off them (each guard, left out, fails this test):
+ * the same bytes as isa=scalar.
+ */
+static void test_isa_extremes(void)
+{
+	static const enum gt_optim_kind kinds[] = {
+		GT_OPT_ADAGRAD, GT_OPT_RMSPROP, GT_OPT_ADAM, GT_OPT_ADAMW,
+	};
+	static const double eps[] = { 0, 1e-8, 0.5 };
+	static const char *const extra[] = { "", ",margin=-40", ",margin=40" };
+	const size_t n = 2 * CHUNK + 5;
+	float *g = malloc(n * 4), *p = malloc(n * 4), *s0 = malloc(n * 4);
+	float *s1 = malloc(n * 4), *dec = malloc(n * 4);
+
+	if (!have_avx512()) {
+		printf("test_isa_extremes: isa=avx512 not available here, skipped\n");
+		goto out;
+	}
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		for (size_t v = 0; v < 9; v++) {
+			struct gt_optim o = sgd(v % 2 ? 1e-3 : 3e-7);
+			struct gt_codec_aux aux = { p, { s0, s1 } };
+
+			o.kind = kinds[k];
+			o.have = ~0u;
+			o.weight_decay = kinds[k] == GT_OPT_ADAMW && v % 2 ? 1e-2 : 0;
+			o.beta1 = 0.9;
+			o.beta2 = 0.999;
+			o.eps = eps[v % 3];
+			o.alpha = 0.99;
+			o.lr_decay = 0.01;
+			o.t = 1 + (long)v;
+			for (size_t i = 0; i < n; i++) {
+				const uint64_t r = check_rand(), r2 = check_rand(), r3 = check_rand();
+				const int w = (int)(r3 % 4);
+
+				g[i] = wide_float(r, w ? -40 : -126, w ? 0 : 100);
+				p[i] = r2 % 13 == 0 ? 0.0f : wide_float(r2, w ? -30 : -149, w ? 2 : 100);
+				s0[i] = fabsf(wide_float(r3, w ? -60 : -149, w ? 0 : 100));
+				s1[i] = fabsf(wide_float(r3 * 7, w ? -90 : -149, w ? -10 : 100));
+				if (r3 % 29 == 0)
+					s1[i] = s0[i] = r3 % 2 ? -s0[i] : 0.0f;
+				/* whole vectors of one edge: one unsure lane
+				 * sends its sixteen to the exact test */
+				if (edge_case(&o, (unsigned)(i / 16 * 0x9e3779b9u >> 7) % 5, g + i,
+					      s0 + i, s1 + i))
+					off_threshold(&o, g, p, s0, s1, i, check_rand());
+				else if (r2 % 4)
+					near_threshold(&o, g, p, s0, s1, i, check_rand());
+			}
+			same_bytes_opts(&o, g, n, &aux, extra[v / 3]);
+			if (v < 3)
+				levels_full_multi(&o, g, n, &aux, dec, ",isa=avx512");
 		}
 	}
 out:
@@ -1394,6 +1529,7 @@ int main(int argc, char **argv)
 	RUN(test_bound);
 	RUN(test_traces);
 	RUN(test_isa_random);
+	RUN(test_isa_extremes);
 	RUN(test_isa_traces);
 	RUN(test_isa_decode);
 	return check_done("test_gcomp");

@@ -41,6 +41,7 @@
 
 #include "gt_error.h"
 #include "gt_float.h"
+#include "gt_isa.h"
 
 #define GT_HUFF_NSYM_MAX ((1u << 11) + 4) /* f64 */
 #define GT_HUFF_MAXLEN_MIN 1
@@ -115,6 +116,10 @@ void gt_huff_hist_init(struct gt_huff_hist *h, enum gt_dtype dt);
  * pass, no allocation.
  */
 void gt_huff_hist(struct gt_huff_hist *h, const void *src, size_t n);
+/* The same with the loops of @isa (gt_isa.h; the portable ones when the
+ * CPU cannot run it): the same counts. */
+void gt_huff_hist_isa(struct gt_huff_hist *h, const void *src, size_t n,
+		      enum gt_isa isa);
 
 /* Bits of the Elias-gamma code of a run of @len >= GT_HUFF_RUN_MIN. */
 unsigned gt_huff_run_bits(uint64_t len);

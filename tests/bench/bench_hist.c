@@ -11,10 +11,12 @@
 #include "../../formats/gt_trace.h"
 
 /*
- * usage: bench_hist [--repeat N] [--method gcomp|pm|best] TRACE.h5
+ * usage: bench_hist [--repeat N] [--method gcomp|pm|best] [--values N] TRACE.h5
  *
  * Every f32 gradient tensor of the trace is one block, as gcomp and
- * huffexp code it.  Prints the median of N runs (default 11) over all
+ * huffexp code it; with --values, the blocks are copied (to fresh
+ * memory) until there are at least N values, as bench_codec does, so
+ * that the histogram reads them from memory, not from the cache.  Prints the median of N runs (default 11) over all
  * blocks: the histogram with each instruction set this CPU has (ns per
  * value), and gt_huff_build (maxlen 12) + gt_huff_save + gt_huff_cost +
  * gt_huff_resolve of every symbol, as the codecs do per block (us per
@@ -22,7 +24,7 @@
  * a change that must not change them).
  */
 
-#define MAX_SEGS 4096
+#define MAX_SEGS 8192
 
 struct seg {
 	float *v;
@@ -126,12 +128,14 @@ int main(int argc, char **argv)
 	struct gt_huff_hist *h;
 	enum gt_huff_method method = GT_HUFF_BEST;
 	int reps = 11, a = 1;
-	size_t ns, nv = 0;
+	size_t ns, nv = 0, want = 0;
 	uint64_t sum = 0;
 
 	for (; a + 1 < argc && argv[a][0] == '-'; a += 2) {
 		if (!strcmp(argv[a], "--repeat"))
 			reps = atoi(argv[a + 1]);
+		else if (!strcmp(argv[a], "--values"))
+			want = (size_t)atol(argv[a + 1]);
 		else if (!strcmp(argv[a], "--method"))
 			method = (enum gt_huff_method)gt_huff_method_parse(argv[a + 1]);
 	}
@@ -140,11 +144,19 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ns = load(argv[a], sg);
+	for (size_t j = 0; j < ns; j++)
+		nv += sg[j].n;
+	for (size_t j = 0, ns0 = ns; nv < want && ns < MAX_SEGS; j = (j + 1) % ns0) {
+		sg[ns].n = sg[j].n;
+		sg[ns].v = malloc(sg[j].n * sizeof(float));
+		if (!sg[ns].v)
+			return 1;
+		memcpy(sg[ns].v, sg[j].v, sg[j].n * sizeof(float));
+		nv += sg[ns++].n;
+	}
 	h = malloc(ns * sizeof(*h));
 	if (!h)
 		return 1;
-	for (size_t j = 0; j < ns; j++)
-		nv += sg[j].n;
 	printf("%s: %zu blocks, %zu values (%.0f a block)\n", argv[a], ns, nv,
 	       (double)nv / (double)ns);
 	for (int isa = 0; isa <= GT_ISA_LAST; isa++) {

@@ -340,6 +340,142 @@ static void test_hist_edges(void)
 	}
 }
 
+/* ---- the f32 histogram on every instruction set ------------------------ */
+
+/* A value of every kind: ±0.0, subnormals, Inf/NaN, any exponent, and
+ * (@band > 0) normals with exponent fields within @band of 120. */
+static uint32_t any_value(unsigned band)
+{
+	const uint64_t r = check_rand();
+	const uint32_t sign = (uint32_t)(r >> 63) << 31, man = (uint32_t)(r >> 8) & 0x7fffffu;
+
+	switch (r % 10) {
+	case 0:
+	case 1:
+		return 0;
+	case 2:
+		return 0x80000000u;
+	case 3:
+		return sign | (man ? man : 1);               /* subnormal */
+	case 4:
+		return sign | 0x7f800000u | (r % 3 ? man : 0); /* NaN, Inf */
+	default:
+		if (band)
+			return sign | (120 - band + (uint32_t)(r >> 32) % (2 * band + 1)) << 23 | man;
+		return (uint32_t)(r >> 32);
+	}
+}
+
+/* gt_huff_hist_isa() of @v on every usable isa against ref_hist(),
+ * twice into one histogram (the counts add up). */
+static int same_hist_all(const uint32_t *v, size_t n)
+{
+	static struct gt_huff_hist a, b;
+	int ok = 1;
+
+	gt_huff_hist_init(&b, GT_DT_F32);
+	ref_hist(&b, (const float *)(const void *)v, n);
+	for (int isa = 0; isa <= GT_ISA_LAST; isa++) {
+		if (!gt_isa_usable((enum gt_isa)isa))
+			continue;
+		gt_huff_hist_init(&a, GT_DT_F32);
+		gt_huff_hist_isa(&a, v, n, (enum gt_isa)isa);
+		ok &= !memcmp(&a, &b, sizeof(a));
+		gt_huff_hist_isa(&a, v, n, (enum gt_isa)isa);
+		ok &= a.n == 2 * b.n && a.run_zeros == 2 * b.run_zeros &&
+		      a.run_bits == 2 * b.run_bits;
+		for (unsigned s = 0; s < 260; s++)
+			ok &= a.count[s] == 2 * b.count[s];
+	}
+	return ok;
+}
+
+/* Every n from 0 to 300, values of every kind, with and without runs. */
+static void test_hist_isa_small(void)
+{
+	uint32_t v[300];
+
+	CHECK(gt_isa_usable(GT_ISA_PORTABLE));
+	for (size_t n = 0; n <= 300; n++) {
+		for (int round = 0; round < 6; round++) {
+			for (size_t i = 0; i < n; i++)
+				v[i] = any_value(round & 1 ? 6 : 0);
+			for (int k = 0; round >= 2 && n && k < round; k++) {
+				const size_t at = check_rand() % n, l = 1 + check_rand() % 40;
+
+				for (size_t j = at; j < at + l && j < n; j++)
+					v[j] = 0;
+			}
+			CHECK(same_hist_all(v, n));
+		}
+	}
+}
+
+/*
+ * Runs of +0.0 of every length 1..40 at every alignment to 64 values
+ * and around the end of the first chunk (GT_HUFF_CHUNK values), between
+ * -0.0 (not part of a run) or other values; two runs one value apart;
+ * inputs that end in a run.
+ */
+static void test_hist_isa_runs(void)
+{
+	const size_t ns[] = { 100, 1100, 2100 };
+	uint32_t *v = malloc(2100 * sizeof(*v));
+
+	for (unsigned t = 0; t < 3; t++) {
+		const size_t n = ns[t];
+
+		for (size_t l = 1; l <= 40; l++) {
+			for (size_t at = 0; at + l <= n && at < 1100; at++) {
+				if (at >= 64 && (at < 1024 - 48 || at > 1024 + 16))
+					continue;
+				for (size_t i = 0; i < n; i++)
+					v[i] = any_value(3);
+				for (size_t i = 0; i < n; i++)
+					v[i] = v[i] ? v[i] : 0x80000000u; /* no other +0.0 */
+				for (size_t j = at; j < at + l; j++)
+					v[j] = 0;
+				if (l & 1 && at + 2 * l + 1 <= n) /* a second run right after */
+					for (size_t j = at + l + 1; j < at + 2 * l + 1; j++)
+						v[j] = 0;
+				CHECK(same_hist_all(v, n));
+				CHECK(same_hist_all(v, at + l)); /* ends in the run */
+			}
+		}
+	}
+	free(v);
+}
+
+/*
+ * Large inputs: runs longer than a chunk, across chunks and to the end;
+ * all +0.0; a range of exponent fields that grows on both sides from one
+ * chunk to the next; every exponent field.
+ */
+static void test_hist_isa_large(void)
+{
+	const size_t n = 70000;
+	uint32_t *v = malloc(n * sizeof(*v));
+
+	for (int round = 0; round < 8; round++) {
+		for (size_t i = 0; i < n; i++)
+			v[i] = any_value(round < 4 ? 1 + (unsigned)(i / 700) % 100 : 0);
+		for (int k = 0; k < 20; k++) {
+			const size_t at = check_rand() % n, l = check_rand() % (round & 1 ? 5000 : 300);
+
+			for (size_t j = at; j < at + l && j < n; j++)
+				v[j] = 0;
+		}
+		CHECK(same_hist_all(v, n - (size_t)round * 7));
+	}
+	memset(v, 0, n * sizeof(*v));
+	CHECK(same_hist_all(v, n));
+	CHECK(same_hist_all(v, 1030));
+	for (size_t i = 0; i < n; i++)
+		v[i] = (uint32_t)(i % 512) << 23 | (uint32_t)(i % 7);
+	CHECK(same_hist_all(v, n));
+	free(v);
+}
+
 /* Bit-by-bit decoding against the canonical codes vs the LUT. */
 static unsigned slow_decode(const struct gt_huff_table *t, struct gt_bitr *r)
 {
@@ -437,6 +573,9 @@ int main(int argc, char **argv)
 	RUN(test_pm_escape);
 	RUN(test_hist);
 	RUN(test_hist_edges);
+	RUN(test_hist_isa_small);
+	RUN(test_hist_isa_runs);
+	RUN(test_hist_isa_large);
 	RUN(test_lut_vs_slow);
 	RUN(test_load_rejects);
 	return check_done("test_huff");

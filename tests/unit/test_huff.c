@@ -476,6 +476,117 @@ static void test_hist_isa_large(void)
 	free(v);
 }
 
+/* ---- tables: the same bytes as before ----------------------------------- */
+
+static uint64_t fnv(uint64_t hsh, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		hsh = (hsh ^ c[i]) * UINT64_C(0x100000001b3);
+	return hsh;
+}
+
+/* A fixed sequence (not the test's seed: the digest is a constant). */
+static uint64_t fixed_rand(uint64_t *st)
+{
+	uint64_t z = (*st += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* Histogram @k of a varied set: few or many symbols, flat, skewed or
+ * Fibonacci counts (long codes), huge counts, ±0.0 and runs. */
+static void varied_hist(struct gt_huff_hist *h, uint64_t *st)
+{
+	const enum gt_dtype dts[] = { GT_DT_F32, GT_DT_F32, GT_DT_BF16, GT_DT_F16, GT_DT_F64 };
+	const enum gt_dtype dt = dts[fixed_rand(st) % 5];
+	const unsigned ns = gt_huff_nsyms(dt), eb = gt_dtype_exp_bits(dt);
+	const unsigned shape = (unsigned)(fixed_rand(st) % 6);
+	unsigned k = (unsigned)(fixed_rand(st) % (shape == 5 ? ns : 70));
+	const unsigned base = (unsigned)(fixed_rand(st) % ns);
+	uint64_t f0 = 1, f1 = 1;
+
+	gt_huff_hist_init(h, dt);
+	for (unsigned j = 0; j < k; j++) {
+		const unsigned s = shape == 2 ? (base + j) % ns : (unsigned)(fixed_rand(st) % ns);
+		const uint64_t r = fixed_rand(st);
+		uint64_t c = 1 + r % 1000;
+
+		if (shape == 1)
+			c = 1 + (r % 100000) / (1 + j * j);
+		if (shape == 3) {
+			c = f0;
+			f0 = f1;
+			f1 += c;
+		}
+		if (shape == 4)
+			c = r % 4 ? 1 : r >> (20 + r % 40);
+		if (s != GT_HUFF_ESC(eb))
+			h->count[s] += c;
+	}
+	if (h->count[GT_HUFF_RUN(eb)]) {
+		h->run_zeros = h->count[GT_HUFF_RUN(eb)] * 20;
+		h->run_bits = h->count[GT_HUFF_RUN(eb)] * 9;
+		if (shape & 1)
+			h->count[GT_HUFF_ZERO(eb)] = 0;
+	}
+	for (unsigned s = 0; s < ns; s++)
+		h->n += h->count[s];
+}
+
+/* Everything the codecs take from a table: saved bytes, lengths, codes,
+ * cost and every symbol's resolve. */
+static uint64_t table_digest(uint64_t hsh, const struct gt_huff_table *t,
+			     const struct gt_huff_hist *h)
+{
+	unsigned char buf[GT_HUFF_SAVE_MAX];
+	uint64_t v[3] = { 0 };
+	size_t len = 0;
+
+	CHECK_RC(gt_huff_save(t, buf, sizeof(buf), &len), 0);
+	hsh = fnv(hsh, buf, len);
+	hsh = fnv(hsh, t->len, t->nsyms);
+	hsh = fnv(hsh, t->code, t->nsyms * sizeof(t->code[0]));
+	v[0] = (uint64_t)gt_huff_cost(t, h, &v[1], &v[2]);
+	hsh = fnv(hsh, v, sizeof(v));
+	for (unsigned s = 0; s < t->nsyms; s++) {
+		struct gt_huff_sym r = { 0, 0, 0, 0 };
+		const uint64_t w[2] = { (uint64_t)gt_huff_resolve(t, s, &r),
+					r.bits | (uint64_t)r.nbits << 32 |
+						(uint64_t)r.mant << 40 | (uint64_t)r.escaped << 41 };
+
+		hsh = fnv(hsh, w, sizeof(w));
+	}
+	hsh = fnv(hsh, &(uint64_t){ (uint64_t)gt_huff_runs_used(t) }, 8);
+	return hsh;
+}
+
+/*
+ * Tables of 3000 varied histograms, every method, maxlen and flag, hashed
+ * (FNV-1a of table_digest()) against the digest the builder of commit
+ * d54b436 gives: a faster builder must build the same tables.
+ */
+static void test_tables_golden(void)
+{
+	static struct gt_huff_hist h;
+	static struct gt_huff_table t;
+	uint64_t st = 12345, hsh = UINT64_C(0xcbf29ce484222325);
+
+	for (int c = 0; c < 3000; c++) {
+		const unsigned maxlen = 1 + (unsigned)(fixed_rand(&st) % 15);
+		const unsigned flags = (unsigned)(fixed_rand(&st) % 3 == 0);
+		const int m = (int)(fixed_rand(&st) % 3);
+
+		varied_hist(&h, &st);
+		CHECK_RC(gt_huff_build(&t, &h, c % 4 ? 12 : maxlen, (enum gt_huff_method)m, flags), 0);
+		hsh = table_digest(hsh, &t, &h);
+	}
+	CHECK(hsh == UINT64_C(0x8d1d9c13634fde8d));
+}
+
 /* Bit-by-bit decoding against the canonical codes vs the LUT. */
 static unsigned slow_decode(const struct gt_huff_table *t, struct gt_bitr *r)
 {
@@ -576,6 +687,7 @@ int main(int argc, char **argv)
 	RUN(test_hist_isa_small);
 	RUN(test_hist_isa_runs);
 	RUN(test_hist_isa_large);
+	RUN(test_tables_golden);
 	RUN(test_lut_vs_slow);
 	RUN(test_load_rejects);
 	return check_done("test_huff");

@@ -499,6 +499,7 @@ struct item {
 /* Scratch of one gt_huff_build() call. */
 struct work {
 	struct item it[GT_HUFF_NSYM_MAX];
+	struct item sorted[GT_HUFF_NSYM_MAX]; /* gather()'s, for both builders */
 	uint8_t ilen[GT_HUFF_NSYM_MAX];
 	uint64_t wa[2 * GT_HUFF_NSYM_MAX], wb[2 * GT_HUFF_NSYM_MAX];
 	uint32_t parent[2 * GT_HUFF_NSYM_MAX];
@@ -548,6 +549,11 @@ static unsigned gather(const struct gt_huff_hist *h, struct item *it)
 	for (unsigned s = 0; s < ns; s++) {
 		uint64_t w = h->count[s];
 
+		/* ns is a multiple of 4; ZERO and RUN share a quad */
+		if (!(s & 3) && !(w | h->count[s + 1] | h->count[s + 2] | h->count[s + 3])) {
+			s += 3;
+			continue;
+		}
 		if (s == GT_HUFF_ZERO(eb) && !w && h->count[GT_HUFF_RUN(eb)])
 			w = 1; /* runs are only used with a ZERO code */
 		if (s == GT_HUFF_ESC(eb) || !w)
@@ -733,20 +739,21 @@ static void set_lengths(struct gt_huff_table *t, struct work *wk, unsigned m)
 		t->len[wk->it[j].sym] = m == 1 ? 1 : wk->ilen[j];
 }
 
-static void build_gcomp(struct gt_huff_table *t, const struct gt_huff_hist *h,
-			unsigned flags, struct work *wk)
+/* The builders take the @m present symbols, sorted, from wk->sorted. */
+static void build_gcomp(struct gt_huff_table *t, unsigned m, unsigned flags,
+			struct work *wk)
 {
-	const unsigned esc = GT_HUFF_ESC(gt_dtype_exp_bits(h->dtype));
-	unsigned m = gather(h, wk->it);
+	const unsigned esc = GT_HUFF_ESC(gt_dtype_exp_bits(t->dtype));
 	int over = 0;
 
+	memcpy(wk->it, wk->sorted, m * sizeof(wk->it[0]));
 	if (flags & GT_HUFF_STATIC) {
 		wk->it[m].w = 1;
 		wk->it[m++].sym = esc;
+		sort_items(wk->it, m);
 	}
 	if (!m)
 		return;
-	sort_items(wk->it, m);
 	if (m >= 2 && native_lengths(wk, m) > t->maxlen) {
 		/* §4.3: every code longer than n_θ is replaced by one escape
 		 * code, the first over-long code truncated to n_θ bits.  In a
@@ -764,22 +771,21 @@ static void build_gcomp(struct gt_huff_table *t, const struct gt_huff_hist *h,
 		t->len[esc] = (uint8_t)t->maxlen;
 }
 
-static void build_pm(struct gt_huff_table *t, const struct gt_huff_hist *h,
-		     unsigned flags, struct work *wk)
+static void build_pm(struct gt_huff_table *t, unsigned m, unsigned flags,
+		     struct work *wk)
 {
-	const unsigned esc = GT_HUFF_ESC(gt_dtype_exp_bits(h->dtype));
+	const unsigned esc = GT_HUFF_ESC(gt_dtype_exp_bits(t->dtype));
 	const unsigned cap = 1u << t->maxlen;
-	unsigned m = gather(h, wk->it), skip = 0;
 	const int need_esc = (flags & GT_HUFF_STATIC) || m > cap;
+	unsigned skip = 0;
 	uint64_t esc_w = 0;
 
-	sort_items(wk->it, m);
 	if (need_esc && m > cap - 1) {
 		skip = m - (cap - 1); /* the rarest are escaped */
 		for (unsigned j = 0; j < skip; j++)
-			esc_w += wk->it[j].w;
+			esc_w += wk->sorted[j].w;
 	}
-	memmove(wk->it, wk->it + skip, (m - skip) * sizeof(wk->it[0]));
+	memcpy(wk->it, wk->sorted + skip, (m - skip) * sizeof(wk->it[0]));
 	m -= skip;
 	if (need_esc) {
 		wk->it[m].w = esc_w ? esc_w : 1;
@@ -791,12 +797,46 @@ static void build_pm(struct gt_huff_table *t, const struct gt_huff_hist *h,
 	set_lengths(t, wk, m);
 }
 
+/* An empty table whose lengths and codes are cleared for its alphabet
+ * only (a scratch table: nothing reads past nsyms). */
+static void table_reset_syms(struct gt_huff_table *t, enum gt_dtype dt,
+			     unsigned maxlen)
+{
+	t->dtype = dt;
+	t->maxlen = maxlen;
+	t->nsyms = gt_huff_nsyms(dt);
+	memset(t->len, 0, t->nsyms * sizeof(t->len[0]));
+	memset(t->code, 0, t->nsyms * sizeof(t->code[0]));
+}
+
+/*
+ * GT_HUFF_BEST: @t holds the PM table; the GCOMP one replaces it when it
+ * costs less.  Equal lengths are equal costs (a tie keeps PM), which
+ * spares the costs when no code was too long for native Huffman.
+ */
+static void best_of(struct gt_huff_table *t, const struct gt_huff_hist *h,
+		    unsigned m, unsigned flags, struct work *wk)
+{
+	struct gt_huff_table alt;
+	uint64_t cp, cg, e;
+
+	table_reset_syms(&alt, t->dtype, t->maxlen);
+	build_gcomp(&alt, m, flags, wk);
+	if (!memcmp(alt.len, t->len, t->nsyms))
+		return;
+	assign_codes(&alt);
+	if (gt_huff_cost(t, h, &cp, &e) < 0 ||
+	    (gt_huff_cost(&alt, h, &cg, &e) == 0 && cg < cp)) {
+		memcpy(t->len, alt.len, t->nsyms * sizeof(t->len[0]));
+		memcpy(t->code, alt.code, t->nsyms * sizeof(t->code[0]));
+	}
+}
+
 int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
 		  unsigned maxlen, enum gt_huff_method method, unsigned flags)
 {
-	struct gt_huff_table alt;
 	struct work *wk;
-	uint64_t cp, cg, e;
+	unsigned m;
 
 	if (!gt_huff_nsyms(h->dtype) || maxlen < GT_HUFF_MAXLEN_MIN ||
 	    maxlen > GT_HUFF_MAXLEN_MAX || (unsigned)method > GT_HUFF_BEST)
@@ -805,20 +845,15 @@ int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
 	if (!wk)
 		return GT_ERR(NOMEM);
 	table_reset(t, h->dtype, maxlen);
-	if (method == GT_HUFF_GCOMP) {
-		build_gcomp(t, h, flags, wk);
-	} else {
-		build_pm(t, h, flags, wk);
-	}
+	m = gather(h, wk->sorted);
+	sort_items(wk->sorted, m);
+	if (method == GT_HUFF_GCOMP)
+		build_gcomp(t, m, flags, wk);
+	else
+		build_pm(t, m, flags, wk);
 	assign_codes(t);
-	if (method == GT_HUFF_BEST) {
-		table_reset(&alt, h->dtype, maxlen);
-		build_gcomp(&alt, h, flags, wk);
-		assign_codes(&alt);
-		if (gt_huff_cost(t, h, &cp, &e) < 0 ||
-		    (gt_huff_cost(&alt, h, &cg, &e) == 0 && cg < cp))
-			*t = alt;
-	}
+	if (method == GT_HUFF_BEST)
+		best_of(t, h, m, flags, wk);
 	free(wk);
 	return 0;
 }

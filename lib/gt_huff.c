@@ -860,14 +860,13 @@ int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
 
 /* ---- using codes --------------------------------------------------------- */
 
-int gt_huff_resolve(const struct gt_huff_table *t, unsigned sym,
-		    struct gt_huff_sym *ret)
+/* gt_huff_resolve() of @sym < nsyms, not ESC, with @eb exponent bits. */
+static inline __attribute__((always_inline)) int
+resolve(const struct gt_huff_table *t, unsigned eb, unsigned sym,
+	struct gt_huff_sym *ret)
 {
-	const unsigned eb = gt_dtype_exp_bits(t->dtype);
 	const unsigned esc = GT_HUFF_ESC(eb);
 
-	if (sym >= t->nsyms || sym == esc)
-		return GT_ERR(INVAL);
 	ret->escaped = 0;
 	ret->mant = sym < (1u << eb);
 	if (t->len[sym]) {
@@ -893,6 +892,22 @@ int gt_huff_resolve(const struct gt_huff_table *t, unsigned sym,
 	return 0;
 }
 
+/* The exponent bits of @t's alphabet (nsyms = 2^E + 4 > 4), 0 for none. */
+static inline unsigned table_eb(const struct gt_huff_table *t)
+{
+	return t->nsyms > 4 ? 31 - (unsigned)__builtin_clz(t->nsyms - 4) : 0;
+}
+
+int gt_huff_resolve(const struct gt_huff_table *t, unsigned sym,
+		    struct gt_huff_sym *ret)
+{
+	const unsigned eb = table_eb(t);
+
+	if (sym >= t->nsyms || !eb || sym == GT_HUFF_ESC(eb))
+		return GT_ERR(INVAL);
+	return resolve(t, eb, sym, ret);
+}
+
 int gt_huff_runs_used(const struct gt_huff_table *t)
 {
 	const unsigned eb = gt_dtype_exp_bits(t->dtype);
@@ -900,31 +915,47 @@ int gt_huff_runs_used(const struct gt_huff_table *t)
 	return t->nsyms && t->len[GT_HUFF_RUN(eb)] && t->len[GT_HUFF_ZERO(eb)];
 }
 
+/* The bits and escapes of @c tokens of @sym (not ESC). */
+static inline int cost_of(const struct gt_huff_table *t, unsigned eb,
+			  unsigned sym, uint64_t c, uint64_t *bits, uint64_t *esc)
+{
+	const unsigned mbits = 1 + gt_dtype_man_bits(t->dtype);
+	struct gt_huff_sym r;
+
+	GT_TRY(resolve(t, eb, sym, &r));
+	*bits += c * (r.nbits + (r.mant ? mbits : 0));
+	*esc += r.escaped ? c : 0;
+	return 0;
+}
+
+/* Exponent symbols four counts at a time (a block has a few dozen of
+ * 2^E), then the four extra symbols. */
 int gt_huff_cost(const struct gt_huff_table *t, const struct gt_huff_hist *h,
 		 uint64_t *bits_ret, uint64_t *escaped_ret)
 {
 	const unsigned eb = gt_dtype_exp_bits(t->dtype);
-	const unsigned mbits = 1 + gt_dtype_man_bits(t->dtype);
-	uint64_t bits = 0, esc = 0;
-	struct gt_huff_sym r;
+	const int runs = gt_huff_runs_used(t);
+	const uint64_t *n = h->count;
+	uint64_t bits = 0, esc = 0, zeros;
 
 	*bits_ret = *escaped_ret = 0;
-	if (t->dtype != h->dtype || !t->nsyms)
+	if (t->dtype != h->dtype || !t->nsyms || t->nsyms != gt_huff_nsyms(t->dtype))
 		return GT_ERR(INVAL);
-	for (unsigned s = 0; s < t->nsyms; s++) {
-		uint64_t c = h->count[s];
-
-		if (s == GT_HUFF_ZERO(eb) && !gt_huff_runs_used(t))
-			c += h->run_zeros;
-		if (s == GT_HUFF_RUN(eb) && !gt_huff_runs_used(t))
+	for (unsigned s = 0; s < (1u << eb); s += 4) {
+		if (!(n[s] | n[s + 1] | n[s + 2] | n[s + 3]))
 			continue;
-		if (!c || s == GT_HUFF_ESC(eb))
-			continue;
-		GT_TRY(gt_huff_resolve(t, s, &r));
-		bits += c * (r.nbits + (r.mant ? mbits : 0));
-		esc += r.escaped ? c : 0;
-		if (s == GT_HUFF_RUN(eb))
-			bits += h->run_bits;
+		for (unsigned j = s; j < s + 4; j++)
+			if (n[j])
+				GT_TRY(cost_of(t, eb, j, n[j], &bits, &esc));
+	}
+	zeros = n[GT_HUFF_ZERO(eb)] + (runs ? 0 : h->run_zeros);
+	if (zeros)
+		GT_TRY(cost_of(t, eb, GT_HUFF_ZERO(eb), zeros, &bits, &esc));
+	if (n[GT_HUFF_NZERO(eb)])
+		GT_TRY(cost_of(t, eb, GT_HUFF_NZERO(eb), n[GT_HUFF_NZERO(eb)], &bits, &esc));
+	if (runs && n[GT_HUFF_RUN(eb)]) {
+		GT_TRY(cost_of(t, eb, GT_HUFF_RUN(eb), n[GT_HUFF_RUN(eb)], &bits, &esc));
+		bits += h->run_bits;
 	}
 	*bits_ret = bits;
 	*escaped_ret = esc;
@@ -950,14 +981,13 @@ int gt_huff_save(const struct gt_huff_table *t, void *dst, size_t cap,
 		 size_t *len_ret)
 {
 	unsigned char buf[GT_HUFF_SAVE_MAX];
-	unsigned k = 0, gap = 0;
+	unsigned k = 0, from = 0;
 	size_t p = 5;
 
-	for (unsigned s = 0; s < t->nsyms; s++) {
-		if (!t->len[s]) {
-			gap++;
-			continue;
-		}
+	for (unsigned s = next_coded(t, 0); s < t->nsyms; s = next_coded(t, s + 1)) {
+		const unsigned gap = s - from;
+
+		from = s + 1;
 		buf[p++] = (unsigned char)(t->len[s] | (gap < 15 ? gap : 15) << 4);
 		if (gap >= 15) {
 			const unsigned v = gap - 15;
@@ -969,7 +999,6 @@ int gt_huff_save(const struct gt_huff_table *t, void *dst, size_t cap,
 				buf[p++] = (unsigned char)v;
 			}
 		}
-		gap = 0;
 		k++;
 	}
 	buf[0] = 1;

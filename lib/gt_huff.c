@@ -908,6 +908,37 @@ int gt_huff_resolve(const struct gt_huff_table *t, unsigned sym,
 	return resolve(t, eb, sym, ret);
 }
 
+/*
+ * The exponents without a code all resolve the same way (ESC and the raw
+ * field, or not at all): one loop without a branch, then the few with a
+ * code and the four extra symbols.
+ */
+void gt_huff_enc_words(const struct gt_huff_table *t, uint64_t *enc)
+{
+	const unsigned eb = table_eb(t);
+	const unsigned esc = GT_HUFF_ESC(eb), el = t->len[esc];
+	uint64_t base = UINT64_C(1) << 41;
+	unsigned sh = 0;
+
+	if (!eb)
+		return;
+	if (el) {
+		base = t->code[esc] | (uint64_t)(el + eb) << 32 | UINT64_C(1) << 40;
+		sh = el;
+	}
+	for (unsigned s = 0; s < (1u << eb); s++)
+		enc[s] = base | (el ? (uint64_t)s << sh : 0);
+	for (unsigned s = next_coded(t, 0); s < (1u << eb); s = next_coded(t, s + 1))
+		enc[s] = t->code[s] | (uint64_t)t->len[s] << 32 | UINT64_C(1) << 40;
+	for (unsigned s = 1u << eb; s < t->nsyms; s++) {
+		struct gt_huff_sym r;
+
+		enc[s] = UINT64_C(1) << 41;
+		if (s != esc && !resolve(t, eb, s, &r))
+			enc[s] = r.bits | (uint64_t)r.nbits << 32 | (uint64_t)r.mant << 40;
+	}
+}
+
 int gt_huff_runs_used(const struct gt_huff_table *t)
 {
 	const unsigned eb = gt_dtype_exp_bits(t->dtype);

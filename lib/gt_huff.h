@@ -159,6 +159,15 @@ int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
 int gt_huff_resolve(const struct gt_huff_table *t, unsigned sym,
 		    struct gt_huff_sym *ret);
 
+/*
+ * gt_huff_enc_words - how every symbol is coded with @t, as the encoders
+ * keep it: enc[s] (s < t->nsyms) is the gt_huff_resolve() result as
+ * bits | nbits << 32 | mant << 40, or 1 << 41 for ESC and for a symbol
+ * that cannot be coded.  The same as a gt_huff_resolve() of each symbol,
+ * at a fraction of the cost when few symbols have codes.
+ */
+void gt_huff_enc_words(const struct gt_huff_table *t, uint64_t *enc);
+
 /* 1 when runs are coded as RUN tokens with @t (RUN and ZERO have codes). */
 int gt_huff_runs_used(const struct gt_huff_table *t);
 

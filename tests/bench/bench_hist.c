@@ -11,7 +11,8 @@
 #include "../../formats/gt_trace.h"
 
 /*
- * usage: bench_hist [--repeat N] [--method gcomp|pm|best] [--values N] TRACE.h5
+ * usage: bench_hist [--repeat N] [--method gcomp|pm|best] [--values N]
+ *	[--enc-words] TRACE.h5
  *
  * Every f32 gradient tensor of the trace is one block, as gcomp and
  * huffexp code it; with --values, the blocks are copied (to fresh
@@ -20,7 +21,7 @@
  * blocks: the histogram with each instruction set this CPU has (ns per
  * value), and gt_huff_build (maxlen 12) + gt_huff_save + gt_huff_cost +
  * gt_huff_resolve of every symbol, as the codecs do per block (us per
- * block), and a checksum of the saved tables (the same before and after
+ * block; --enc-words: gt_huff_enc_words instead), and a checksum of the saved tables (the same before and after
  * a change that must not change them).
  */
 
@@ -95,9 +96,10 @@ static double time_hist(const struct seg *sg, size_t ns, enum gt_isa isa,
 
 /* The table work of every block; *@sum_ret: a checksum of the bytes. */
 static double time_tables(const struct gt_huff_hist *h, size_t ns,
-			  enum gt_huff_method method, uint64_t *sum_ret)
+			  enum gt_huff_method method, int enc_words, uint64_t *sum_ret)
 {
 	static struct gt_huff_table t;
+	static uint64_t enc[GT_HUFF_NSYM_MAX];
 	unsigned char buf[GT_HUFF_SAVE_MAX];
 	uint64_t sum = 0, bits, esc;
 	const double t0 = now();
@@ -110,9 +112,19 @@ static double time_tables(const struct gt_huff_hist *h, size_t ns,
 		    gt_huff_save(&t, buf, sizeof(buf), &len) < 0)
 			exit(1);
 		gt_huff_cost(&t, &h[j], &bits, &esc);
-		for (unsigned s = 0; s < t.nsyms; s++)
-			if (s != GT_HUFF_ESC(8) && !gt_huff_resolve(&t, s, &r))
-				sum += r.bits ^ r.nbits;
+		if (enc_words) {
+			gt_huff_enc_words(&t, enc);
+			for (unsigned s = 0; s < t.nsyms; s++)
+				sum += (uint32_t)enc[s] ^ (enc[s] >> 32 & 0xff);
+		} else {
+			for (unsigned s = 0; s < t.nsyms; s++) {
+				enc[s] = UINT64_C(1) << 41;
+				if (s != GT_HUFF_ESC(8) && !gt_huff_resolve(&t, s, &r))
+					enc[s] = r.bits | (uint64_t)r.nbits << 32 |
+						 (uint64_t)r.mant << 40;
+				sum += (uint32_t)enc[s] ^ (enc[s] >> 32 & 0xff);
+			}
+		}
 		for (size_t k = 0; k < len; k++)
 			sum = sum * 31 + buf[k];
 		sum += bits;
@@ -127,12 +139,15 @@ int main(int argc, char **argv)
 	static double t[101];
 	struct gt_huff_hist *h;
 	enum gt_huff_method method = GT_HUFF_BEST;
-	int reps = 11, a = 1;
+	int reps = 11, a = 1, enc_words = 0;
 	size_t ns, nv = 0, want = 0;
 	uint64_t sum = 0;
 
 	for (; a + 1 < argc && argv[a][0] == '-'; a += 2) {
-		if (!strcmp(argv[a], "--repeat"))
+		if (!strcmp(argv[a], "--enc-words")) {
+			enc_words = 1;
+			a--;
+		} else if (!strcmp(argv[a], "--repeat"))
 			reps = atoi(argv[a + 1]);
 		else if (!strcmp(argv[a], "--values"))
 			want = (size_t)atol(argv[a + 1]);
@@ -140,7 +155,8 @@ int main(int argc, char **argv)
 			method = (enum gt_huff_method)gt_huff_method_parse(argv[a + 1]);
 	}
 	if (a != argc - 1 || reps < 1 || reps > 101 || (int)method < 0) {
-		fprintf(stderr, "usage: bench_hist [--repeat N] [--method M] TRACE.h5\n");
+		fprintf(stderr, "usage: bench_hist [--repeat N] [--method M] [--values N] "
+			"[--enc-words] TRACE.h5\n");
 		return 2;
 	}
 	ns = load(argv[a], sg);
@@ -169,9 +185,10 @@ int main(int argc, char **argv)
 		       t[reps / 2] * 1e9 / (double)nv);
 	}
 	for (int r = 0; r < reps; r++)
-		t[r] = time_tables(h, ns, method, &sum);
+		t[r] = time_tables(h, ns, method, enc_words, &sum);
 	qsort(t, (size_t)reps, sizeof(t[0]), cmp_d);
-	printf("tables %s: %.3f us/block (checksum %016llx)\n", gt_huff_method_name(method),
-	       t[reps / 2] * 1e6 / (double)ns, (unsigned long long)sum);
+	printf("tables %s%s: %.3f us/block (checksum %016llx)\n", gt_huff_method_name(method),
+	       enc_words ? " (enc_words)" : "", t[reps / 2] * 1e6 / (double)ns,
+	       (unsigned long long)sum);
 	return 0;
 }

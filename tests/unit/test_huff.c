@@ -537,6 +537,26 @@ static void varied_hist(struct gt_huff_hist *h, uint64_t *st)
 		h->n += h->count[s];
 }
 
+/* gt_huff_enc_words() against a gt_huff_resolve() of every symbol. */
+static void check_enc_words(const struct gt_huff_table *t)
+{
+	static uint64_t enc[GT_HUFF_NSYM_MAX + 1];
+	const unsigned esc = GT_HUFF_ESC(gt_dtype_exp_bits(t->dtype));
+	int ok = 1;
+
+	enc[t->nsyms] = 12345; /* not written */
+	gt_huff_enc_words(t, enc);
+	for (unsigned s = 0; s < t->nsyms; s++) {
+		struct gt_huff_sym r;
+		uint64_t want = UINT64_C(1) << 41;
+
+		if (s != esc && !gt_huff_resolve(t, s, &r))
+			want = r.bits | (uint64_t)r.nbits << 32 | (uint64_t)r.mant << 40;
+		ok &= enc[s] == want;
+	}
+	CHECK(ok && enc[t->nsyms] == 12345);
+}
+
 /* Everything the codecs take from a table: saved bytes, lengths, codes,
  * cost and every symbol's resolve. */
 static uint64_t table_digest(uint64_t hsh, const struct gt_huff_table *t,
@@ -561,6 +581,7 @@ static uint64_t table_digest(uint64_t hsh, const struct gt_huff_table *t,
 		hsh = fnv(hsh, w, sizeof(w));
 	}
 	hsh = fnv(hsh, &(uint64_t){ (uint64_t)gt_huff_runs_used(t) }, 8);
+	check_enc_words(t);
 	return hsh;
 }
 

@@ -206,7 +206,9 @@ valgrind: $(UNIT_BIN)
 demo: deps all
 	@sh samples/demo.sh $(BUILD)
 
-BENCH_BIN = $(BUILD)/bench_codec $(BUILD)/dump_grads $(BUILD)/bench_sparse
+BENCH_BIN = $(BUILD)/bench_codec $(BUILD)/dump_grads $(BUILD)/bench_sparse $(BUILD)/bench_hist
+$(BUILD)/bench_hist: tests/bench/bench_hist.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
+	$(CC) $(CFLAGS_ALL) -Ilib -o $@ $< $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
 $(BUILD)/bench_sparse: tests/bench/bench_sparse.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
 	$(CC) $(CFLAGS_ALL) -Ilib -o $@ $< $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
 $(BUILD)/bench_codec: tests/bench/bench_codec.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a

@@ -5,6 +5,7 @@
 
 #include "gt_bitio.h"
 #include "gt_huff.h"
+#include "gt_huff_simd.h"
 #include "banned.h"
 
 unsigned gt_huff_nsyms(enum gt_dtype dt)
@@ -192,123 +193,288 @@ hist_impl(struct gt_huff_hist *h, const void *src, size_t n,
  * symbol in the sub-histograms alias in the store buffer. */
 #define HIST_STRIDE (1024 + 16)
 #define HIST_NSUB 4
-#define HIST_SMALL 4096 /* values: fewer are counted without them */
+#define HIST_SMALL 64                  /* values: fewer go through hist_impl() */
+#define HIST_SEG ((size_t)1 << 30)     /* values per fold: uint32 counters */
 
-/* Four indexes at once (GCC/clang vector extension: SSE2, NEON). */
-typedef uint32_t hist_v4 __attribute__((vector_size(16)));
+_Static_assert(GT_HUFF_RUN_MIN == 8, "run_starts() looks 7 values ahead");
+_Static_assert(GT_HUFF_CHUNK % 64 == 0 && GT_HUFF_IDX_MAX >= GT_HUFF_CHUNK + 7,
+	       "a chunk's run starts need 7 values of look-ahead");
 
-/* The sub-histogram indexes of the four f32 values at @p: sign and
- * exponent (u >> 23), plus 512 for ±0.0, folded into symbols by
- * fold_f32(). */
-static inline __attribute__((always_inline)) hist_v4 hist_idx4(const unsigned char *p)
+/*
+ * The f32 sub-histograms, indexed as gt_huff_simd.h says, and the
+ * exponent fields cleared in them: lo..hi of both signs, and the two
+ * ±0.0 counters.  A block's exponents span a few dozen fields, so only
+ * those are cleared and folded, not all 1040 counters of each.
+ */
+struct hist_sub {
+	uint32_t c[HIST_NSUB][HIST_STRIDE];
+	unsigned lo, hi; /* lo > hi: none */
+};
+
+static void sub_clear(struct hist_sub *s, unsigned a, unsigned b)
 {
-	hist_v4 v;
-
-	memcpy(&v, p, 16);
-	return v >> 23 | ((hist_v4)(v << 1 == 0) & 512);
+	for (unsigned k = 0; k < HIST_NSUB; k++)
+		for (unsigned e = a; e <= b; e++)
+			s->c[k][e] = s->c[k][256 + e] = 0;
 }
 
-/* Whether the four f32 values at @p are all +0.0. */
-static inline __attribute__((always_inline)) int hist_zero4(const unsigned char *p)
+static void sub_init(struct hist_sub *s)
 {
-	uint64_t a, b;
+	s->lo = 1;
+	s->hi = 0;
+	for (unsigned k = 0; k < HIST_NSUB; k++)
+		s->c[k][512] = s->c[k][768] = 0;
+}
 
-	memcpy(&a, p, 8);
-	memcpy(&b, p + 8, 8);
-	return !(a | b);
+/* Clear what fields lo..hi (lo > hi: none) add to the cleared range. */
+static void sub_grow(struct hist_sub *s, unsigned lo, unsigned hi)
+{
+	if (lo > hi)
+		return;
+	if (s->lo > s->hi) {
+		sub_clear(s, lo, hi);
+		s->lo = lo;
+		s->hi = hi;
+		return;
+	}
+	if (lo < s->lo) {
+		sub_clear(s, lo, s->lo - 1);
+		s->lo = lo;
+	}
+	if (hi > s->hi) {
+		sub_clear(s, s->hi + 1, hi);
+		s->hi = hi;
+	}
+}
+
+static void sub_fold(struct gt_huff_hist *h, const struct hist_sub *s)
+{
+	for (unsigned k = 0; k < HIST_NSUB; k++) {
+		for (unsigned e = s->lo; e <= s->hi; e++)
+			h->count[e] += (uint64_t)s->c[k][e] + s->c[k][256 + e];
+		h->count[GT_HUFF_ZERO(8)] += s->c[k][512];
+		h->count[GT_HUFF_NZERO(8)] += s->c[k][768];
+	}
+}
+
+/* Four lanes (GCC/clang vector extension: SSE2, NEON, or plain C). */
+typedef uint32_t hist_v4 __attribute__((vector_size(16)));
+
+/*
+ * The first pass in portable C (gt_huff_simd.h), four values at a time.
+ * The range: a ±0.0 has index 512 or 768, so its index & 0x2ff (512)
+ * never lowers the least field and its index & 0xff (0) never raises
+ * the greatest.
+ */
+static void idx_portable(const unsigned char *src, size_t m, uint32_t *idx,
+			 uint64_t *zero, unsigned *lo_ret, unsigned *hi_ret)
+{
+	const hist_v4 bit = { 1, 2, 4, 8 };
+	hist_v4 mn = bit * 0 + 512, mx = bit * 0;
+	unsigned lo = 512, hi = 0;
+	size_t k = 0;
+
+	memset(zero, 0, GT_HUFF_ZWORDS * sizeof(*zero));
+	for (; m - k >= 32; k += 32) {
+		hist_v4 acc = bit * 0;
+
+		__builtin_prefetch(src + 4 * k + GT_PREFETCH_DIST);
+		__builtin_prefetch(src + 4 * k + 64 + GT_PREFETCH_DIST);
+		for (unsigned q = 0; q < 32; q += 4) {
+			hist_v4 v, x, a, b, lt, gt;
+
+			memcpy(&v, src + 4 * (k + q), 16);
+			x = v >> 23 | ((hist_v4)(v << 1 == 0) & 512);
+			acc |= ((hist_v4)(v == 0) & bit) << q;
+			a = x & 0x2ff;
+			b = x & 0xff;
+			lt = (hist_v4)(a < mn);
+			gt = (hist_v4)(b > mx);
+			memcpy(idx + k + q, &x, 16);
+			mn = (a & lt) | (mn & ~lt);
+			mx = (b & gt) | (mx & ~gt);
+		}
+		zero[k / 64] |= (uint64_t)(acc[0] | acc[1] | acc[2] | acc[3]) << (k % 64);
+	}
+	for (unsigned j = 0; j < 4; j++) {
+		lo = mn[j] < lo ? mn[j] : lo;
+		hi = mx[j] > hi ? mx[j] : hi;
+	}
+	gt_huff_idx_tail(src, k, m, idx, zero, &lo, &hi);
+	*lo_ret = lo;
+	*hi_ret = hi;
+}
+
+static void idx_isa(enum gt_isa isa, const unsigned char *src, size_t m,
+		    uint32_t *idx, uint64_t *zero, unsigned *lo, unsigned *hi)
+{
+#if GT_ISA_X86
+	if (isa == GT_ISA_AVX512) {
+		gt_huff_idx_avx512(src, m, idx, zero, lo, hi);
+		return;
+	}
+	if (isa == GT_ISA_AVX2) {
+		gt_huff_idx_avx2(src, m, idx, zero, lo, hi);
+		return;
+	}
+#endif
+	(void)isa;
+	idx_portable(src, m, idx, zero, lo, hi);
+}
+
+/* Bit k of @rs (k < @c): values k..k+7 of the zero map @z are all +0.0.
+ * Three shift-ands, each word taking the bits it needs from the next. */
+static void run_starts(const uint64_t *z, size_t c, uint64_t *rs)
+{
+	for (size_t w = 0; w * 64 < c; w++) {
+		const uint64_t a = z[w], b = z[w + 1];
+		const uint64_t a1 = a & (a >> 1 | b << 63), b1 = b & b >> 1;
+		const uint64_t a2 = a1 & (a1 >> 2 | b1 << 62), b2 = b1 & b1 >> 2;
+
+		rs[w] = a2 & (a2 >> 4 | b2 << 60);
+	}
+}
+
+/* The first set bit of @rs from @j on, or @c when none is below @c. */
+static size_t next_start(const uint64_t *rs, size_t j, size_t c)
+{
+	while (j < c) {
+		const uint64_t w = rs[j / 64] >> (j % 64);
+
+		if (w) {
+			j += (size_t)__builtin_ctzll(w);
+			return j < c ? j : c;
+		}
+		j = (j / 64 + 1) * 64;
+	}
+	return c;
+}
+
+/* The length of the stretch of +0.0 from value @s of the chunk at @src:
+ * from its zero map @z (values [0, @m)), then from @src up to @n. */
+static size_t run_len(const uint64_t *z, size_t s, size_t m,
+		      const unsigned char *src, size_t n)
+{
+	size_t j = s;
+
+	while (j < m) {
+		const uint64_t other = ~z[j / 64] >> (j % 64);
+
+		if (other) {
+			j += (size_t)__builtin_ctzll(other);
+			break;
+		}
+		j = (j / 64 + 1) * 64;
+	}
+	if (j < m)
+		return j - s;
+	/* the map ends in the run (its bits from m on are 0) */
+	return m - s + zero_len(src, m, n, GT_DT_F32);
+}
+
+/* Plain tokens [j, e) of a chunk; sub-histogram k counts position k
+ * (mod 4), which keeps repeated symbols from chaining stores. */
+static void count_plain(const uint32_t *idx, size_t j, size_t e,
+			uint32_t (*c)[HIST_STRIDE])
+{
+	for (; e - j >= 4; j += 4) {
+		c[0][idx[j]]++;
+		c[1][idx[j + 1]]++;
+		c[2][idx[j + 2]]++;
+		c[3][idx[j + 3]]++;
+	}
+	for (; j < e; j++)
+		c[0][idx[j]]++;
 }
 
 /*
- * f32: four values at a time.  A run of >= GT_HUFF_RUN_MIN (8) zeros that
- * starts in values i..i+3 covers all of i+4..i+7, so while those four are
- * not all +0.0 (one 128-bit test) the four values are plain tokens; else
- * value i alone takes the careful path.  Sub-histogram k counts quad
- * position k, which keeps repeated symbols from chaining stores to the
- * same counter.  This is the first pass over a block's values: it asks
- * for them 4 KiB ahead (twice as fast from memory as without).
+ * The second pass over the @c values of a chunk at @src (first pass
+ * over @m >= c values, @n values left in the call): plain tokens up to
+ * the next place where a run can start, which is where one does (the
+ * value before it is not +0.0, or the bit before it would be set).
+ * Returns the values consumed: c, or more when a run goes on past c.
  */
-static size_t hist_f32(struct gt_huff_hist *h, const unsigned char *src,
-		       size_t i, size_t n, uint32_t (*sub)[HIST_STRIDE])
+static size_t count_chunk(struct gt_huff_hist *h, const unsigned char *src,
+			  size_t c, size_t m, size_t n, const uint32_t *idx,
+			  const uint64_t *zero, uint32_t (*sub)[HIST_STRIDE])
 {
-	/* uint32 counters: at most 2^30 values per call */
-	const size_t lim = n - i > ((size_t)1 << 30) ? i + ((size_t)1 << 30) : n;
+	uint64_t rs[GT_HUFF_CHUNK / 64];
+	size_t j = 0;
 
-	while (n - i >= 8 && i < lim) {
-		hist_v4 v;
+	run_starts(zero, c, rs);
+	while (j < c) {
+		const size_t s = next_start(rs, j, c);
+		size_t len;
 
-		__builtin_prefetch(src + 4 * i + 4096);
-		if (__builtin_expect(hist_zero4(src + 4 * i + 16), 0)) {
-			const size_t len = zero_len(src, i, n, GT_DT_F32);
-
-			if (len >= GT_HUFF_RUN_MIN) {
-				h->count[GT_HUFF_RUN(8)]++;
-				h->run_zeros += len;
-				h->run_bits += gt_huff_run_bits(len);
-				i += len;
-			} else {
-				uint32_t u;
-
-				memcpy(&u, src + 4 * i, 4);
-				sub[0][u >> 23 | (uint32_t)(u << 1 == 0) << 9]++;
-				i++;
-			}
-			continue;
-		}
-		v = hist_idx4(src + 4 * i);
-		sub[0][v[0]]++;
-		sub[1][v[1]]++;
-		sub[2][v[2]]++;
-		sub[3][v[3]]++;
-		i += 4;
+		count_plain(idx, j, s, sub);
+		if (s == c)
+			return c;
+		len = run_len(zero, s, m, src, n);
+		h->count[GT_HUFF_RUN(8)]++;
+		h->run_zeros += len;
+		h->run_bits += gt_huff_run_bits(len);
+		j = s + len;
 	}
-	return i;
+	return j;
 }
 
-/* Fold the f32 sub-histograms of hist_f32() into symbols. */
-static void fold_f32(struct gt_huff_hist *h, uint32_t (*sub)[HIST_STRIDE])
-{
-	for (unsigned k = 0; k < HIST_NSUB; k++) {
-		for (unsigned s = 0; s < 256; s++)
-			h->count[s] += (uint64_t)sub[k][s] + sub[k][256 + s];
-		h->count[GT_HUFF_ZERO(8)] += sub[k][512];
-		h->count[GT_HUFF_NZERO(8)] += sub[k][768];
-	}
-}
-
+/*
+ * f32: a chunk of GT_HUFF_CHUNK values at a time, in two passes (the
+ * first vectorized where the CPU can, gt_huff_simd.h), into uint32
+ * sub-histograms cleared and folded over the exponent fields seen only.
+ */
 static void hist_f32_all(struct gt_huff_hist *h, const unsigned char *src,
-			 size_t n)
+			 size_t n, enum gt_isa isa)
 {
-	uint32_t sub[HIST_NSUB][HIST_STRIDE];
+	struct hist_sub s;
+	uint32_t idx[GT_HUFF_IDX_MAX];
+	uint64_t zero[GT_HUFF_ZWORDS];
 	size_t i = 0;
 
 	if (n < HIST_SMALL) {
-		/* a small tensor: clearing the sub-histograms would cost more */
 		hist_impl(h, src, n, GT_DT_F32, NULL, 0);
 		return;
 	}
-	do {
-		memset(sub, 0, sizeof(sub));
-		i = hist_f32(h, src, i, n, sub);
-		fold_f32(h, sub);
-	} while (n - i >= 8);
-	/* the last < 8 values: no run that began before them is open */
-	hist_impl(h, src + 4 * i, n - i, GT_DT_F32, NULL, 0);
+	while (i < n) {
+		const size_t end = n - i > HIST_SEG ? i + HIST_SEG : n;
+
+		sub_init(&s);
+		while (i < end) {
+			const size_t c = end - i < GT_HUFF_CHUNK ? end - i : GT_HUFF_CHUNK;
+			const size_t m = n - i < GT_HUFF_IDX_MAX ? n - i : GT_HUFF_IDX_MAX;
+			unsigned lo, hi;
+
+			idx_isa(isa, src + 4 * i, m, idx, zero, &lo, &hi);
+			sub_grow(&s, lo, hi);
+			i += count_chunk(h, src + 4 * i, c, m, n - i, idx, zero, s.c);
+		}
+		sub_fold(h, &s);
+	}
 }
 
 void gt_huff_hist(struct gt_huff_hist *h, const void *src, size_t n)
 {
+	gt_huff_hist_isa(h, src, n, gt_isa_best());
+}
+
+void gt_huff_hist_isa(struct gt_huff_hist *h, const void *src, size_t n,
+		      enum gt_isa isa)
+{
 	uint64_t sub[4][260];
 	unsigned nsub = 0;
 
-	memset(sub, 0, sizeof(sub));
+	if (!gt_isa_usable(isa))
+		isa = GT_ISA_PORTABLE;
 	switch (h->dtype) {
 	case GT_DT_F32:
-		hist_f32_all(h, src, n);
+		hist_f32_all(h, src, n, isa);
 		break;
 	case GT_DT_BF16:
+		memset(sub, 0, sizeof(sub));
 		hist_impl(h, src, n, GT_DT_BF16, sub, nsub = 4);
 		break;
 	case GT_DT_F16:
+		memset(sub, 0, sizeof(sub));
 		hist_impl(h, src, n, GT_DT_F16, sub, nsub = 4);
 		break;
 	case GT_DT_F64:
@@ -333,6 +499,7 @@ struct item {
 /* Scratch of one gt_huff_build() call. */
 struct work {
 	struct item it[GT_HUFF_NSYM_MAX];
+	struct item sorted[GT_HUFF_NSYM_MAX]; /* gather()'s, for both builders */
 	uint8_t ilen[GT_HUFF_NSYM_MAX];
 	uint64_t wa[2 * GT_HUFF_NSYM_MAX], wb[2 * GT_HUFF_NSYM_MAX];
 	uint32_t parent[2 * GT_HUFF_NSYM_MAX];
@@ -382,6 +549,11 @@ static unsigned gather(const struct gt_huff_hist *h, struct item *it)
 	for (unsigned s = 0; s < ns; s++) {
 		uint64_t w = h->count[s];
 
+		/* ns is a multiple of 4; ZERO and RUN share a quad */
+		if (!(s & 3) && !(w | h->count[s + 1] | h->count[s + 2] | h->count[s + 3])) {
+			s += 3;
+			continue;
+		}
 		if (s == GT_HUFF_ZERO(eb) && !w && h->count[GT_HUFF_RUN(eb)])
 			w = 1; /* runs are only used with a ZERO code */
 		if (s == GT_HUFF_ESC(eb) || !w)
@@ -567,20 +739,21 @@ static void set_lengths(struct gt_huff_table *t, struct work *wk, unsigned m)
 		t->len[wk->it[j].sym] = m == 1 ? 1 : wk->ilen[j];
 }
 
-static void build_gcomp(struct gt_huff_table *t, const struct gt_huff_hist *h,
-			unsigned flags, struct work *wk)
+/* The builders take the @m present symbols, sorted, from wk->sorted. */
+static void build_gcomp(struct gt_huff_table *t, unsigned m, unsigned flags,
+			struct work *wk)
 {
-	const unsigned esc = GT_HUFF_ESC(gt_dtype_exp_bits(h->dtype));
-	unsigned m = gather(h, wk->it);
+	const unsigned esc = GT_HUFF_ESC(gt_dtype_exp_bits(t->dtype));
 	int over = 0;
 
+	memcpy(wk->it, wk->sorted, m * sizeof(wk->it[0]));
 	if (flags & GT_HUFF_STATIC) {
 		wk->it[m].w = 1;
 		wk->it[m++].sym = esc;
+		sort_items(wk->it, m);
 	}
 	if (!m)
 		return;
-	sort_items(wk->it, m);
 	if (m >= 2 && native_lengths(wk, m) > t->maxlen) {
 		/* §4.3: every code longer than n_θ is replaced by one escape
 		 * code, the first over-long code truncated to n_θ bits.  In a
@@ -598,22 +771,21 @@ static void build_gcomp(struct gt_huff_table *t, const struct gt_huff_hist *h,
 		t->len[esc] = (uint8_t)t->maxlen;
 }
 
-static void build_pm(struct gt_huff_table *t, const struct gt_huff_hist *h,
-		     unsigned flags, struct work *wk)
+static void build_pm(struct gt_huff_table *t, unsigned m, unsigned flags,
+		     struct work *wk)
 {
-	const unsigned esc = GT_HUFF_ESC(gt_dtype_exp_bits(h->dtype));
+	const unsigned esc = GT_HUFF_ESC(gt_dtype_exp_bits(t->dtype));
 	const unsigned cap = 1u << t->maxlen;
-	unsigned m = gather(h, wk->it), skip = 0;
 	const int need_esc = (flags & GT_HUFF_STATIC) || m > cap;
+	unsigned skip = 0;
 	uint64_t esc_w = 0;
 
-	sort_items(wk->it, m);
 	if (need_esc && m > cap - 1) {
 		skip = m - (cap - 1); /* the rarest are escaped */
 		for (unsigned j = 0; j < skip; j++)
-			esc_w += wk->it[j].w;
+			esc_w += wk->sorted[j].w;
 	}
-	memmove(wk->it, wk->it + skip, (m - skip) * sizeof(wk->it[0]));
+	memcpy(wk->it, wk->sorted + skip, (m - skip) * sizeof(wk->it[0]));
 	m -= skip;
 	if (need_esc) {
 		wk->it[m].w = esc_w ? esc_w : 1;
@@ -625,12 +797,46 @@ static void build_pm(struct gt_huff_table *t, const struct gt_huff_hist *h,
 	set_lengths(t, wk, m);
 }
 
+/* An empty table whose lengths and codes are cleared for its alphabet
+ * only (a scratch table: nothing reads past nsyms). */
+static void table_reset_syms(struct gt_huff_table *t, enum gt_dtype dt,
+			     unsigned maxlen)
+{
+	t->dtype = dt;
+	t->maxlen = maxlen;
+	t->nsyms = gt_huff_nsyms(dt);
+	memset(t->len, 0, t->nsyms * sizeof(t->len[0]));
+	memset(t->code, 0, t->nsyms * sizeof(t->code[0]));
+}
+
+/*
+ * GT_HUFF_BEST: @t holds the PM table; the GCOMP one replaces it when it
+ * costs less.  Equal lengths are equal costs (a tie keeps PM), which
+ * spares the costs when no code was too long for native Huffman.
+ */
+static void best_of(struct gt_huff_table *t, const struct gt_huff_hist *h,
+		    unsigned m, unsigned flags, struct work *wk)
+{
+	struct gt_huff_table alt;
+	uint64_t cp, cg, e;
+
+	table_reset_syms(&alt, t->dtype, t->maxlen);
+	build_gcomp(&alt, m, flags, wk);
+	if (!memcmp(alt.len, t->len, t->nsyms))
+		return;
+	assign_codes(&alt);
+	if (gt_huff_cost(t, h, &cp, &e) < 0 ||
+	    (gt_huff_cost(&alt, h, &cg, &e) == 0 && cg < cp)) {
+		memcpy(t->len, alt.len, t->nsyms * sizeof(t->len[0]));
+		memcpy(t->code, alt.code, t->nsyms * sizeof(t->code[0]));
+	}
+}
+
 int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
 		  unsigned maxlen, enum gt_huff_method method, unsigned flags)
 {
-	struct gt_huff_table alt;
 	struct work *wk;
-	uint64_t cp, cg, e;
+	unsigned m;
 
 	if (!gt_huff_nsyms(h->dtype) || maxlen < GT_HUFF_MAXLEN_MIN ||
 	    maxlen > GT_HUFF_MAXLEN_MAX || (unsigned)method > GT_HUFF_BEST)
@@ -639,34 +845,28 @@ int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
 	if (!wk)
 		return GT_ERR(NOMEM);
 	table_reset(t, h->dtype, maxlen);
-	if (method == GT_HUFF_GCOMP) {
-		build_gcomp(t, h, flags, wk);
-	} else {
-		build_pm(t, h, flags, wk);
-	}
+	m = gather(h, wk->sorted);
+	sort_items(wk->sorted, m);
+	if (method == GT_HUFF_GCOMP)
+		build_gcomp(t, m, flags, wk);
+	else
+		build_pm(t, m, flags, wk);
 	assign_codes(t);
-	if (method == GT_HUFF_BEST) {
-		table_reset(&alt, h->dtype, maxlen);
-		build_gcomp(&alt, h, flags, wk);
-		assign_codes(&alt);
-		if (gt_huff_cost(t, h, &cp, &e) < 0 ||
-		    (gt_huff_cost(&alt, h, &cg, &e) == 0 && cg < cp))
-			*t = alt;
-	}
+	if (method == GT_HUFF_BEST)
+		best_of(t, h, m, flags, wk);
 	free(wk);
 	return 0;
 }
 
 /* ---- using codes --------------------------------------------------------- */
 
-int gt_huff_resolve(const struct gt_huff_table *t, unsigned sym,
-		    struct gt_huff_sym *ret)
+/* gt_huff_resolve() of @sym < nsyms, not ESC, with @eb exponent bits. */
+static inline __attribute__((always_inline)) int
+resolve(const struct gt_huff_table *t, unsigned eb, unsigned sym,
+	struct gt_huff_sym *ret)
 {
-	const unsigned eb = gt_dtype_exp_bits(t->dtype);
 	const unsigned esc = GT_HUFF_ESC(eb);
 
-	if (sym >= t->nsyms || sym == esc)
-		return GT_ERR(INVAL);
 	ret->escaped = 0;
 	ret->mant = sym < (1u << eb);
 	if (t->len[sym]) {
@@ -692,6 +892,53 @@ int gt_huff_resolve(const struct gt_huff_table *t, unsigned sym,
 	return 0;
 }
 
+/* The exponent bits of @t's alphabet (nsyms = 2^E + 4 > 4), 0 for none. */
+static inline unsigned table_eb(const struct gt_huff_table *t)
+{
+	return t->nsyms > 4 ? 31 - (unsigned)__builtin_clz(t->nsyms - 4) : 0;
+}
+
+int gt_huff_resolve(const struct gt_huff_table *t, unsigned sym,
+		    struct gt_huff_sym *ret)
+{
+	const unsigned eb = table_eb(t);
+
+	if (sym >= t->nsyms || !eb || sym == GT_HUFF_ESC(eb))
+		return GT_ERR(INVAL);
+	return resolve(t, eb, sym, ret);
+}
+
+/*
+ * The exponents without a code all resolve the same way (ESC and the raw
+ * field, or not at all): one loop without a branch, then the few with a
+ * code and the four extra symbols.
+ */
+void gt_huff_enc_words(const struct gt_huff_table *t, uint64_t *enc)
+{
+	const unsigned eb = table_eb(t);
+	const unsigned esc = GT_HUFF_ESC(eb), el = t->len[esc];
+	uint64_t base = UINT64_C(1) << 41;
+	unsigned sh = 0;
+
+	if (!eb)
+		return;
+	if (el) {
+		base = t->code[esc] | (uint64_t)(el + eb) << 32 | UINT64_C(1) << 40;
+		sh = el;
+	}
+	for (unsigned s = 0; s < (1u << eb); s++)
+		enc[s] = base | (el ? (uint64_t)s << sh : 0);
+	for (unsigned s = next_coded(t, 0); s < (1u << eb); s = next_coded(t, s + 1))
+		enc[s] = t->code[s] | (uint64_t)t->len[s] << 32 | UINT64_C(1) << 40;
+	for (unsigned s = 1u << eb; s < t->nsyms; s++) {
+		struct gt_huff_sym r;
+
+		enc[s] = UINT64_C(1) << 41;
+		if (s != esc && !resolve(t, eb, s, &r))
+			enc[s] = r.bits | (uint64_t)r.nbits << 32 | (uint64_t)r.mant << 40;
+	}
+}
+
 int gt_huff_runs_used(const struct gt_huff_table *t)
 {
 	const unsigned eb = gt_dtype_exp_bits(t->dtype);
@@ -699,31 +946,47 @@ int gt_huff_runs_used(const struct gt_huff_table *t)
 	return t->nsyms && t->len[GT_HUFF_RUN(eb)] && t->len[GT_HUFF_ZERO(eb)];
 }
 
+/* The bits and escapes of @c tokens of @sym (not ESC). */
+static inline int cost_of(const struct gt_huff_table *t, unsigned eb,
+			  unsigned sym, uint64_t c, uint64_t *bits, uint64_t *esc)
+{
+	const unsigned mbits = 1 + gt_dtype_man_bits(t->dtype);
+	struct gt_huff_sym r;
+
+	GT_TRY(resolve(t, eb, sym, &r));
+	*bits += c * (r.nbits + (r.mant ? mbits : 0));
+	*esc += r.escaped ? c : 0;
+	return 0;
+}
+
+/* Exponent symbols four counts at a time (a block has a few dozen of
+ * 2^E), then the four extra symbols. */
 int gt_huff_cost(const struct gt_huff_table *t, const struct gt_huff_hist *h,
 		 uint64_t *bits_ret, uint64_t *escaped_ret)
 {
 	const unsigned eb = gt_dtype_exp_bits(t->dtype);
-	const unsigned mbits = 1 + gt_dtype_man_bits(t->dtype);
-	uint64_t bits = 0, esc = 0;
-	struct gt_huff_sym r;
+	const int runs = gt_huff_runs_used(t);
+	const uint64_t *n = h->count;
+	uint64_t bits = 0, esc = 0, zeros;
 
 	*bits_ret = *escaped_ret = 0;
-	if (t->dtype != h->dtype || !t->nsyms)
+	if (t->dtype != h->dtype || !t->nsyms || t->nsyms != gt_huff_nsyms(t->dtype))
 		return GT_ERR(INVAL);
-	for (unsigned s = 0; s < t->nsyms; s++) {
-		uint64_t c = h->count[s];
-
-		if (s == GT_HUFF_ZERO(eb) && !gt_huff_runs_used(t))
-			c += h->run_zeros;
-		if (s == GT_HUFF_RUN(eb) && !gt_huff_runs_used(t))
+	for (unsigned s = 0; s < (1u << eb); s += 4) {
+		if (!(n[s] | n[s + 1] | n[s + 2] | n[s + 3]))
 			continue;
-		if (!c || s == GT_HUFF_ESC(eb))
-			continue;
-		GT_TRY(gt_huff_resolve(t, s, &r));
-		bits += c * (r.nbits + (r.mant ? mbits : 0));
-		esc += r.escaped ? c : 0;
-		if (s == GT_HUFF_RUN(eb))
-			bits += h->run_bits;
+		for (unsigned j = s; j < s + 4; j++)
+			if (n[j])
+				GT_TRY(cost_of(t, eb, j, n[j], &bits, &esc));
+	}
+	zeros = n[GT_HUFF_ZERO(eb)] + (runs ? 0 : h->run_zeros);
+	if (zeros)
+		GT_TRY(cost_of(t, eb, GT_HUFF_ZERO(eb), zeros, &bits, &esc));
+	if (n[GT_HUFF_NZERO(eb)])
+		GT_TRY(cost_of(t, eb, GT_HUFF_NZERO(eb), n[GT_HUFF_NZERO(eb)], &bits, &esc));
+	if (runs && n[GT_HUFF_RUN(eb)]) {
+		GT_TRY(cost_of(t, eb, GT_HUFF_RUN(eb), n[GT_HUFF_RUN(eb)], &bits, &esc));
+		bits += h->run_bits;
 	}
 	*bits_ret = bits;
 	*escaped_ret = esc;
@@ -749,14 +1012,13 @@ int gt_huff_save(const struct gt_huff_table *t, void *dst, size_t cap,
 		 size_t *len_ret)
 {
 	unsigned char buf[GT_HUFF_SAVE_MAX];
-	unsigned k = 0, gap = 0;
+	unsigned k = 0, from = 0;
 	size_t p = 5;
 
-	for (unsigned s = 0; s < t->nsyms; s++) {
-		if (!t->len[s]) {
-			gap++;
-			continue;
-		}
+	for (unsigned s = next_coded(t, 0); s < t->nsyms; s = next_coded(t, s + 1)) {
+		const unsigned gap = s - from;
+
+		from = s + 1;
 		buf[p++] = (unsigned char)(t->len[s] | (gap < 15 ? gap : 15) << 4);
 		if (gap >= 15) {
 			const unsigned v = gap - 15;
@@ -768,7 +1030,6 @@ int gt_huff_save(const struct gt_huff_table *t, void *dst, size_t cap,
 				buf[p++] = (unsigned char)v;
 			}
 		}
-		gap = 0;
 		k++;
 	}
 	buf[0] = 1;

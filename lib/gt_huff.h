@@ -41,6 +41,7 @@
 
 #include "gt_error.h"
 #include "gt_float.h"
+#include "gt_isa.h"
 
 #define GT_HUFF_NSYM_MAX ((1u << 11) + 4) /* f64 */
 #define GT_HUFF_MAXLEN_MIN 1
@@ -115,6 +116,10 @@ void gt_huff_hist_init(struct gt_huff_hist *h, enum gt_dtype dt);
  * pass, no allocation.
  */
 void gt_huff_hist(struct gt_huff_hist *h, const void *src, size_t n);
+/* The same with the loops of @isa (gt_isa.h; the portable ones when the
+ * CPU cannot run it): the same counts. */
+void gt_huff_hist_isa(struct gt_huff_hist *h, const void *src, size_t n,
+		      enum gt_isa isa);
 
 /* Bits of the Elias-gamma code of a run of @len >= GT_HUFF_RUN_MIN. */
 unsigned gt_huff_run_bits(uint64_t len);
@@ -153,6 +158,15 @@ int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
  */
 int gt_huff_resolve(const struct gt_huff_table *t, unsigned sym,
 		    struct gt_huff_sym *ret);
+
+/*
+ * gt_huff_enc_words - how every symbol is coded with @t, as the encoders
+ * keep it: enc[s] (s < t->nsyms) is the gt_huff_resolve() result as
+ * bits | nbits << 32 | mant << 40, or 1 << 41 for ESC and for a symbol
+ * that cannot be coded.  The same as a gt_huff_resolve() of each symbol,
+ * at a fraction of the cost when few symbols have codes.
+ */
+void gt_huff_enc_words(const struct gt_huff_table *t, uint64_t *enc);
 
 /* 1 when runs are coded as RUN tokens with @t (RUN and ZERO have codes). */
 int gt_huff_runs_used(const struct gt_huff_table *t);

@@ -340,6 +340,274 @@ static void test_hist_edges(void)
 	}
 }
 
+/* ---- the f32 histogram on every instruction set ------------------------ */
+
+/* A value of every kind: ±0.0, subnormals, Inf/NaN, any exponent, and
+ * (@band > 0) normals with exponent fields within @band of 120. */
+static uint32_t any_value(unsigned band)
+{
+	const uint64_t r = check_rand();
+	const uint32_t sign = (uint32_t)(r >> 63) << 31, man = (uint32_t)(r >> 8) & 0x7fffffu;
+
+	switch (r % 10) {
+	case 0:
+	case 1:
+		return 0;
+	case 2:
+		return 0x80000000u;
+	case 3:
+		return sign | (man ? man : 1);               /* subnormal */
+	case 4:
+		return sign | 0x7f800000u | (r % 3 ? man : 0); /* NaN, Inf */
+	default:
+		if (band)
+			return sign | (120 - band + (uint32_t)(r >> 32) % (2 * band + 1)) << 23 | man;
+		return (uint32_t)(r >> 32);
+	}
+}
+
+/* gt_huff_hist_isa() of @v on every usable isa against ref_hist(),
+ * twice into one histogram (the counts add up). */
+static int same_hist_all(const uint32_t *v, size_t n)
+{
+	static struct gt_huff_hist a, b;
+	int ok = 1;
+
+	gt_huff_hist_init(&b, GT_DT_F32);
+	ref_hist(&b, (const float *)(const void *)v, n);
+	for (int isa = 0; isa <= GT_ISA_LAST; isa++) {
+		if (!gt_isa_usable((enum gt_isa)isa))
+			continue;
+		gt_huff_hist_init(&a, GT_DT_F32);
+		gt_huff_hist_isa(&a, v, n, (enum gt_isa)isa);
+		ok &= !memcmp(&a, &b, sizeof(a));
+		gt_huff_hist_isa(&a, v, n, (enum gt_isa)isa);
+		ok &= a.n == 2 * b.n && a.run_zeros == 2 * b.run_zeros &&
+		      a.run_bits == 2 * b.run_bits;
+		for (unsigned s = 0; s < 260; s++)
+			ok &= a.count[s] == 2 * b.count[s];
+	}
+	return ok;
+}
+
+/* Every n from 0 to 300, values of every kind, with and without runs. */
+static void test_hist_isa_small(void)
+{
+	uint32_t v[300];
+
+	CHECK(gt_isa_usable(GT_ISA_PORTABLE));
+	for (size_t n = 0; n <= 300; n++) {
+		for (int round = 0; round < 6; round++) {
+			for (size_t i = 0; i < n; i++)
+				v[i] = any_value(round & 1 ? 6 : 0);
+			for (int k = 0; round >= 2 && n && k < round; k++) {
+				const size_t at = check_rand() % n, l = 1 + check_rand() % 40;
+
+				for (size_t j = at; j < at + l && j < n; j++)
+					v[j] = 0;
+			}
+			CHECK(same_hist_all(v, n));
+		}
+	}
+}
+
+/*
+ * Runs of +0.0 of every length 1..40 at every alignment to 64 values
+ * and around the end of the first chunk (GT_HUFF_CHUNK values), between
+ * -0.0 (not part of a run) or other values; two runs one value apart;
+ * inputs that end in a run.
+ */
+static void test_hist_isa_runs(void)
+{
+	const size_t ns[] = { 100, 1100, 2100 };
+	uint32_t *v = malloc(2100 * sizeof(*v));
+
+	for (unsigned t = 0; t < 3; t++) {
+		const size_t n = ns[t];
+
+		for (size_t l = 1; l <= 40; l++) {
+			for (size_t at = 0; at + l <= n && at < 1100; at++) {
+				if (at >= 64 && (at < 1024 - 48 || at > 1024 + 16))
+					continue;
+				for (size_t i = 0; i < n; i++)
+					v[i] = any_value(3);
+				for (size_t i = 0; i < n; i++)
+					v[i] = v[i] ? v[i] : 0x80000000u; /* no other +0.0 */
+				for (size_t j = at; j < at + l; j++)
+					v[j] = 0;
+				if (l & 1 && at + 2 * l + 1 <= n) /* a second run right after */
+					for (size_t j = at + l + 1; j < at + 2 * l + 1; j++)
+						v[j] = 0;
+				CHECK(same_hist_all(v, n));
+				CHECK(same_hist_all(v, at + l)); /* ends in the run */
+			}
+		}
+	}
+	free(v);
+}
+
+/*
+ * Large inputs: runs longer than a chunk, across chunks and to the end;
+ * all +0.0; a range of exponent fields that grows on both sides from one
+ * chunk to the next; every exponent field.
+ */
+static void test_hist_isa_large(void)
+{
+	const size_t n = 70000;
+	uint32_t *v = malloc(n * sizeof(*v));
+
+	for (int round = 0; round < 8; round++) {
+		for (size_t i = 0; i < n; i++)
+			v[i] = any_value(round < 4 ? 1 + (unsigned)(i / 700) % 100 : 0);
+		for (int k = 0; k < 20; k++) {
+			const size_t at = check_rand() % n, l = check_rand() % (round & 1 ? 5000 : 300);
+
+			for (size_t j = at; j < at + l && j < n; j++)
+				v[j] = 0;
+		}
+		CHECK(same_hist_all(v, n - (size_t)round * 7));
+	}
+	memset(v, 0, n * sizeof(*v));
+	CHECK(same_hist_all(v, n));
+	CHECK(same_hist_all(v, 1030));
+	for (size_t i = 0; i < n; i++)
+		v[i] = (uint32_t)(i % 512) << 23 | (uint32_t)(i % 7);
+	CHECK(same_hist_all(v, n));
+	free(v);
+}
+
+/* ---- tables: the same bytes as before ----------------------------------- */
+
+static uint64_t fnv(uint64_t hsh, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		hsh = (hsh ^ c[i]) * UINT64_C(0x100000001b3);
+	return hsh;
+}
+
+/* A fixed sequence (not the test's seed: the digest is a constant). */
+static uint64_t fixed_rand(uint64_t *st)
+{
+	uint64_t z = (*st += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* Histogram @k of a varied set: few or many symbols, flat, skewed or
+ * Fibonacci counts (long codes), huge counts, ±0.0 and runs. */
+static void varied_hist(struct gt_huff_hist *h, uint64_t *st)
+{
+	const enum gt_dtype dts[] = { GT_DT_F32, GT_DT_F32, GT_DT_BF16, GT_DT_F16, GT_DT_F64 };
+	const enum gt_dtype dt = dts[fixed_rand(st) % 5];
+	const unsigned ns = gt_huff_nsyms(dt), eb = gt_dtype_exp_bits(dt);
+	const unsigned shape = (unsigned)(fixed_rand(st) % 6);
+	unsigned k = (unsigned)(fixed_rand(st) % (shape == 5 ? ns : 70));
+	const unsigned base = (unsigned)(fixed_rand(st) % ns);
+	uint64_t f0 = 1, f1 = 1;
+
+	gt_huff_hist_init(h, dt);
+	for (unsigned j = 0; j < k; j++) {
+		const unsigned s = shape == 2 ? (base + j) % ns : (unsigned)(fixed_rand(st) % ns);
+		const uint64_t r = fixed_rand(st);
+		uint64_t c = 1 + r % 1000;
+
+		if (shape == 1)
+			c = 1 + (r % 100000) / (1 + j * j);
+		if (shape == 3) {
+			c = f0;
+			f0 = f1;
+			f1 += c;
+		}
+		if (shape == 4)
+			c = r % 4 ? 1 : r >> (20 + r % 40);
+		if (s != GT_HUFF_ESC(eb))
+			h->count[s] += c;
+	}
+	if (h->count[GT_HUFF_RUN(eb)]) {
+		h->run_zeros = h->count[GT_HUFF_RUN(eb)] * 20;
+		h->run_bits = h->count[GT_HUFF_RUN(eb)] * 9;
+		if (shape & 1)
+			h->count[GT_HUFF_ZERO(eb)] = 0;
+	}
+	for (unsigned s = 0; s < ns; s++)
+		h->n += h->count[s];
+}
+
+/* gt_huff_enc_words() against a gt_huff_resolve() of every symbol. */
+static void check_enc_words(const struct gt_huff_table *t)
+{
+	static uint64_t enc[GT_HUFF_NSYM_MAX + 1];
+	const unsigned esc = GT_HUFF_ESC(gt_dtype_exp_bits(t->dtype));
+	int ok = 1;
+
+	enc[t->nsyms] = 12345; /* not written */
+	gt_huff_enc_words(t, enc);
+	for (unsigned s = 0; s < t->nsyms; s++) {
+		struct gt_huff_sym r;
+		uint64_t want = UINT64_C(1) << 41;
+
+		if (s != esc && !gt_huff_resolve(t, s, &r))
+			want = r.bits | (uint64_t)r.nbits << 32 | (uint64_t)r.mant << 40;
+		ok &= enc[s] == want;
+	}
+	CHECK(ok && enc[t->nsyms] == 12345);
+}
+
+/* Everything the codecs take from a table: saved bytes, lengths, codes,
+ * cost and every symbol's resolve. */
+static uint64_t table_digest(uint64_t hsh, const struct gt_huff_table *t,
+			     const struct gt_huff_hist *h)
+{
+	unsigned char buf[GT_HUFF_SAVE_MAX];
+	uint64_t v[3] = { 0 };
+	size_t len = 0;
+
+	CHECK_RC(gt_huff_save(t, buf, sizeof(buf), &len), 0);
+	hsh = fnv(hsh, buf, len);
+	hsh = fnv(hsh, t->len, t->nsyms);
+	hsh = fnv(hsh, t->code, t->nsyms * sizeof(t->code[0]));
+	v[0] = (uint64_t)gt_huff_cost(t, h, &v[1], &v[2]);
+	hsh = fnv(hsh, v, sizeof(v));
+	for (unsigned s = 0; s < t->nsyms; s++) {
+		struct gt_huff_sym r = { 0, 0, 0, 0 };
+		const uint64_t w[2] = { (uint64_t)gt_huff_resolve(t, s, &r),
+					r.bits | (uint64_t)r.nbits << 32 |
+						(uint64_t)r.mant << 40 | (uint64_t)r.escaped << 41 };
+
+		hsh = fnv(hsh, w, sizeof(w));
+	}
+	hsh = fnv(hsh, &(uint64_t){ (uint64_t)gt_huff_runs_used(t) }, 8);
+	check_enc_words(t);
+	return hsh;
+}
+
+/*
+ * Tables of 3000 varied histograms, every method, maxlen and flag, hashed
+ * (FNV-1a of table_digest()) against the digest the builder of commit
+ * d54b436 gives: a faster builder must build the same tables.
+ */
+static void test_tables_golden(void)
+{
+	static struct gt_huff_hist h;
+	static struct gt_huff_table t;
+	uint64_t st = 12345, hsh = UINT64_C(0xcbf29ce484222325);
+
+	for (int c = 0; c < 3000; c++) {
+		const unsigned maxlen = 1 + (unsigned)(fixed_rand(&st) % 15);
+		const unsigned flags = (unsigned)(fixed_rand(&st) % 3 == 0);
+		const int m = (int)(fixed_rand(&st) % 3);
+
+		varied_hist(&h, &st);
+		CHECK_RC(gt_huff_build(&t, &h, c % 4 ? 12 : maxlen, (enum gt_huff_method)m, flags), 0);
+		hsh = table_digest(hsh, &t, &h);
+	}
+	CHECK(hsh == UINT64_C(0x8d1d9c13634fde8d));
+}
+
 /* Bit-by-bit decoding against the canonical codes vs the LUT. */
 static unsigned slow_decode(const struct gt_huff_table *t, struct gt_bitr *r)
 {
@@ -437,6 +705,10 @@ int main(int argc, char **argv)
 	RUN(test_pm_escape);
 	RUN(test_hist);
 	RUN(test_hist_edges);
+	RUN(test_hist_isa_small);
+	RUN(test_hist_isa_runs);
+	RUN(test_hist_isa_large);
+	RUN(test_tables_golden);
 	RUN(test_lut_vs_slow);
 	RUN(test_load_rejects);
 	return check_done("test_huff");

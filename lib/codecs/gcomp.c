@@ -202,14 +202,7 @@ static int parse_opts(struct gc_ctx *c, const struct gt_kv *kv, size_t nkv,
  * (block_load() is on the decoder's path too, which never needs it). */
 static void prepare_enc(struct gc_ctx *c)
 {
-	struct gt_huff_sym r;
-
-	for (unsigned s = 0; s < c->table.nsyms; s++) {
-		c->enc[s] = UINT64_C(1) << 41;
-		if (s != GT_HUFF_ESC(c->eb) && !gt_huff_resolve(&c->table, s, &r))
-			c->enc[s] = r.bits | (uint64_t)r.nbits << 32 |
-				    (uint64_t)r.mant << 40;
-	}
+	gt_huff_enc_words(&c->table, c->enc);
 	memset(c->badmap, 0, sizeof(c->badmap));
 	for (unsigned s = 0; s < 256; s++)
 		c->ctab[s] = (uint32_t)(c->enc[s] & 0xffffff) |

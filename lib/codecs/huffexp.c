@@ -148,15 +148,7 @@ static void prepare_enc32(struct hx_ctx *c)
  * never need them, and block_load() is on the decoder's path). */
 static void prepare_enc(struct hx_ctx *c)
 {
-	const unsigned eb = gt_dtype_exp_bits(c->dt);
-	struct gt_huff_sym r;
-
-	for (unsigned s = 0; s < c->table.nsyms; s++) {
-		c->enc[s] = UINT64_C(1) << 41;
-		if (s != GT_HUFF_ESC(eb) && !gt_huff_resolve(&c->table, s, &r))
-			c->enc[s] = r.bits | (uint64_t)r.nbits << 32 |
-				    (uint64_t)r.mant << 40;
-	}
+	gt_huff_enc_words(&c->table, c->enc);
 	if (c->dt == GT_DT_F32)
 		prepare_enc32(c);
 	c->enc_ready = 1;

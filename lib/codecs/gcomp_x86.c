@@ -580,7 +580,7 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 	const __m128i lb = _mm_maskz_loadu_epi8(live, lv + i);
 	const __m512i l = _mm512_cvtepu8_epi32(lb);
 	__m512i ce = lookup16(ep->ctab, ex), w;
-	uint64_t p[16] __attribute__((aligned(64))), lq[2];
+	uint64_t lq[2];
 
 	ce = _mm512_mask_mov_epi32(ce, zp, _mm512_set1_epi32((int)ep->zent[0]));
 	ce = _mm512_maskz_mov_epi32(live, _mm512_mask_mov_epi32(ce, zm & ~zp,
@@ -604,10 +604,25 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 		put_words24(mw, w, mm); /* every carrier at level 0 */
 		return;
 	}
-	_mm512_store_si512(p + 8, pair_up(w, _mm512_maskz_permutexvar_epi32(mm, l, wdv)));
-	GC_UNROLL
-	for (int k = 8; k < 16; k++)
-		gt_bitw_fast_put(mw, _bzhi_u64(p[k], 58), (unsigned)(p[k] >> 58));
+	{
+		/* to general registers by extracts: loads of what a 512-bit
+		 * store has just written wait for it (no forwarding) */
+		const __m512i pr = pair_up(w, _mm512_maskz_permutexvar_epi32(mm, l, wdv));
+		__m128i x[4];
+
+		x[0] = _mm512_castsi512_si128(pr);
+		x[1] = _mm512_extracti32x4_epi32(pr, 1);
+		x[2] = _mm512_extracti32x4_epi32(pr, 2);
+		x[3] = _mm512_extracti32x4_epi32(pr, 3);
+		GC_UNROLL
+		for (int k = 0; k < 4; k++) {
+			const uint64_t a = (uint64_t)_mm_cvtsi128_si64(x[k]);
+			const uint64_t b = (uint64_t)_mm_extract_epi64(x[k], 1);
+
+			gt_bitw_fast_put(mw, _bzhi_u64(a, 58), (unsigned)(a >> 58));
+			gt_bitw_fast_put(mw, _bzhi_u64(b, 58), (unsigned)(b >> 58));
+		}
+	}
 }
 
 /* The lanes of the (up to) @left values at @v that are +0.0. */

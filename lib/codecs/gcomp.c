@@ -209,6 +209,11 @@ static void prepare_enc(struct gc_ctx *c)
 			     (uint32_t)(c->enc[s] >> 32 & 0xff) << 24;
 	for (unsigned s = 0; s < c->table.nsyms && s < 512; s++)
 		c->badmap[s / 32] |= (uint32_t)(c->enc[s] >> 41 & 1) << (s % 32);
+	c->wbase = 0;
+	for (unsigned s = 1; s < 255; s++)
+		if (!(c->enc[s] >> 41))
+			c->wbase = s > 63 ? s - 63 : 0;
+	memcpy(c->wtab, c->ctab + c->wbase, sizeof(c->wtab));
 	c->enc_ready = 1;
 }
 
@@ -1294,6 +1299,8 @@ static size_t enc_avx512(const struct gc_ctx *c, size_t i, size_t n, struct gc_w
 		ep.zc[s] = (uint32_t)(e >> 40 & 1);
 	}
 	ep.ctab = c->ctab;
+	ep.wtab = c->wtab;
+	ep.wbase = c->wbase;
 	ep.run_code = c->enc[GT_HUFF_RUN(8)];
 	ep.zt = zt;
 	ep.runs = c->runs && zt;

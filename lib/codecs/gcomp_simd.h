@@ -58,14 +58,16 @@ size_t gc_avx512_levels(const struct gc_dplan *q, const struct gc_lparams *lp,
 
 /*
  * What the token kernel needs: @ctab[e] the code of exponent symbol e
- * (bits | length << 24, from gc_ctx.enc), @zent[s] and @zc[s] the code
+ * (bits | length << 24, from gc_ctx.enc), @wtab the 64 of them from
+ * @wbase on, @zent[s] and @zc[s] the code
  * and carrier flag of a ±0.0 of sign s when @zt (ZERO/NZERO tokens),
  * @runs whether runs of +0.0 are coded, @lstream whether levels are
  * written, @sh[l] and @wd[l] the dropped bits and word width of level l,
  * @run_code the RUN code (bits | length << 32, from gc_ctx.enc).
  */
 struct gc_eparams {
-	const uint32_t *ctab;
+	const uint32_t *ctab, *wtab; /* wtab: ctab[wbase .. wbase + 63] */
+	uint32_t wbase;
 	uint64_t run_code;
 	uint32_t zent[2], zc[2], zt;
 	int runs, lstream;

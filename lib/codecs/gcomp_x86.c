@@ -484,6 +484,23 @@ GC_INLINE __m512i lookup16(const uint32_t *tab, __m512i sym)
 	return _mm512_mask_blend_epi32(b7, r[0], r[4]);
 }
 
+/* tab[sym] of sixteen symbols: two permutes when every lane of @use
+ * lies in the window ep->wtab (the usual case), else lookup16(). */
+GC_INLINE __m512i lookup_win(const struct gc_eparams *ep, __m512i sym, __mmask16 use)
+{
+	const __m512i j = _mm512_sub_epi32(sym, _mm512_set1_epi32((int)ep->wbase));
+	const __mmask16 in = _mm512_cmplt_epu32_mask(j, _mm512_set1_epi32(64));
+
+	if (__builtin_expect((use & ~in) != 0, 0))
+		return lookup16(ep->ctab, sym);
+	return _mm512_mask_blend_epi32(
+		_mm512_test_epi32_mask(j, _mm512_set1_epi32(32)),
+		_mm512_permutex2var_epi32(_mm512_loadu_si512(ep->wtab), j,
+					  _mm512_loadu_si512(ep->wtab + 16)),
+		_mm512_permutex2var_epi32(_mm512_loadu_si512(ep->wtab + 32), j,
+					  _mm512_loadu_si512(ep->wtab + 48)));
+}
+
 /* Each even 32-bit lane of @v | the odd one << the even one's width
  * (@w), as 64-bit lanes: the bit string of a pair of values, and their
  * width (<= 63) in bits 58-63. */
@@ -579,7 +596,8 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 			     live;
 	const __m128i lb = _mm_maskz_loadu_epi8(live, lv + i);
 	const __m512i l = _mm512_cvtepu8_epi32(lb);
-	__m512i ce = lookup16(ep->ctab, ex), w;
+	/* ±0.0 (zm) takes its own code below */
+	__m512i ce = lookup_win(ep, ex, live & (__mmask16)~zm), w;
 	uint64_t lq[2];
 
 	ce = _mm512_mask_mov_epi32(ce, zp, _mm512_set1_epi32((int)ep->zent[0]));

@@ -389,11 +389,18 @@ static void clean_block(struct gc_ctx *c, const void *src, size_t n)
 	c->clean_hi = (uintptr_t)src + n * c->width;
 }
 
-static int in_clean(const struct gc_ctx *c, const void *src, size_t n)
+/* Whether @n values at @src lie in [@lo, @hi). */
+static int in_range(const struct gc_ctx *c, const void *src, size_t n, uintptr_t lo,
+		    uintptr_t hi)
 {
 	const uintptr_t p = (uintptr_t)src;
 
-	return p >= c->clean_lo && p < c->clean_hi && n * c->width <= c->clean_hi - p;
+	return p >= lo && p < hi && n * c->width <= hi - p;
+}
+
+static int in_clean(const struct gc_ctx *c, const void *src, size_t n)
+{
+	return in_range(c, src, n, c->clean_lo, c->clean_hi);
 }
 
 /* @n values of @src with every subnormal flushed: @src itself when none
@@ -474,6 +481,30 @@ static int hist_flushed(struct gc_ctx *c, const void *src, size_t n)
 	return clean;
 }
 
+static inline uint32_t sym32(uint32_t u, uint32_t zt);
+static int zero_tokens(const struct gc_ctx *c);
+
+/*
+ * Note the block of @n values at @src when every symbol its values take
+ * has a code in the table just built from them (c->hist): a symbol
+ * counted, and the one of +0.0 when RUN is (a zero inside a run is
+ * looked up as itself).  Makes the encode table.
+ */
+static void coded_block(struct gc_ctx *c, const void *src, size_t n)
+{
+	const unsigned run = GT_HUFF_RUN(c->eb);
+
+	prepare_enc(c);
+	for (unsigned s = 0; s < c->table.nsyms; s++)
+		if (c->hist.count[s] && c->enc[s] >> 41)
+			return;
+	if (run < c->table.nsyms && c->hist.count[run] &&
+	    c->enc[sym32(0, (uint32_t)zero_tokens(c))] >> 41)
+		return;
+	c->coded_lo = (uintptr_t)src;
+	c->coded_hi = (uintptr_t)src + n * c->width;
+}
+
 static int gc_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 			  void *meta, size_t meta_cap, size_t *meta_len_ret)
 {
@@ -481,6 +512,7 @@ static int gc_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 
 	*meta_len_ret = 0;
 	c->clean_lo = c->clean_hi = 0;
+	c->coded_lo = c->coded_hi = 0;
 	if (c->fixed)
 		return 0;
 	gt_huff_hist_init(&c->hist, c->dt);
@@ -500,7 +532,9 @@ static int gc_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	}
 	GT_TRY(gt_huff_build(&c->table, &c->hist, c->maxlen, c->method, 0));
 	GT_TRY(gt_huff_save(&c->table, meta, meta_cap, meta_len_ret));
-	return prepare(c);
+	GT_TRY(prepare(c));
+	coded_block(c, src, n);
+	return 0;
 }
 
 /* Whether @meta is the saved form of the table in use (a table is its
@@ -525,6 +559,7 @@ static int gc_block_load(struct gt_codec_ctx *ctx, const void *meta,
 		return 0; /* the encoder loading what block_begin just built */
 	c->ready = 0;
 	c->clean_lo = c->clean_hi = 0; /* another block's table */
+	c->coded_lo = c->coded_hi = 0;
 	GT_TRY(gt_huff_load(&c->table, meta, meta_len, 0));
 	return prepare(c);
 }
@@ -816,7 +851,7 @@ static size_t levels_avx512(const struct gc_ctx *c, const struct gc_dplan *q,
 	lp.zl = c->mode == GC_PRUNE ? 0 : 3;
 	lp.zc[0] = (uint32_t)(c->enc[sym32(0, zt)] >> 40 & 1);
 	lp.zc[1] = (uint32_t)(c->enc[sym32(0x80000000u, zt)] >> 40 & 1);
-	lp.badmap = c->badmap;
+	lp.badmap = in_range(c, g, n, c->coded_lo, c->coded_hi) ? NULL : c->badmap;
 	return gc_avx512_levels(q, &lp, n, g, aux->param, s0, s1, c->lv, cnt, bad);
 }
 

@@ -31,6 +31,9 @@ struct gc_ctx {
 	/* the values of the last block_begin() when it found no subnormal
 	 * (gcomp.c, clean_block()); lo == hi: none */
 	uintptr_t clean_lo, clean_hi;
+	/* the same for a block whose every symbol has a code (gcomp.c,
+	 * coded_block()): the level kernel need not look them up */
+	uintptr_t coded_lo, coded_hi;
 	struct gt_huff_table table;
 	struct gt_huff_hist hist;
 	/* per symbol: code bits | nbits << 32 | mant << 40 | no code << 41 */

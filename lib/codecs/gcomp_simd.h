@@ -37,7 +37,8 @@ struct gc_dplan {
  * bits, subnormals flushed in the pruning modes), @zt whether ±0.0 has
  * its ZERO/NZERO token, @zl the level of a ±0.0, @zc[s] whether a ±0.0 of
  * sign s carries a word, @badmap a 512-bit map (16 words) of the symbols
- * without a code (bit s of word s / 32).
+ * without a code (bit s of word s / 32), NULL where none of the values
+ * can lack one (the level kernel skips the test then).
  */
 struct gc_lparams {
 	const uint32_t *cv;

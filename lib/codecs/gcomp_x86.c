@@ -386,17 +386,23 @@ GC_INLINE void lev16(const struct gc_dplan *q, const struct gc_fplan *f,
 	const __mmask16 carry = (__mmask16)(~zm | (lp->zc[0] ? zp : 0) |
 					    (lp->zc[1] ? zm & ~zp : 0));
 	const __m128i one = _mm_set1_epi8(1);
+	/* lanes of level >= 1, 2, 3 (each inside the one before) */
+	const __mmask16 l1 = (__mmask16)(m & v) | zl1, l2 = (__mmask16)(m >> 16 & v) | zl2;
+	const __mmask16 l3 = (__mmask16)(m >> 32 & v) | zl3;
 	__m512i sym = _mm512_and_si512(_mm512_srli_epi32(cu, 23), ff), w;
 	__m128i l;
 
-	l = _mm_maskz_mov_epi8((__mmask16)(m & v) | zl1, one);
-	l = _mm_add_epi8(l, _mm_maskz_mov_epi8((__mmask16)(m >> 16 & v) | zl2, one));
-	l = _mm_add_epi8(l, _mm_maskz_mov_epi8((__mmask16)(m >> 32 & v) | zl3, one));
+	l = _mm_maskz_mov_epi8(l1, one);
+	l = _mm_add_epi8(l, _mm_maskz_mov_epi8(l2, one));
+	l = _mm_add_epi8(l, _mm_maskz_mov_epi8(l3, one));
 	_mm_storeu_si128((__m128i *)(void *)(lv + i), l);
-	GC_UNROLL
-	for (int k = 0; k < 4; k++)
-		cnt[k] += (uint64_t)__builtin_popcount(
-			_mm_cmpeq_epi8_mask(l, _mm_set1_epi8((char)k)) & carry);
+	/* carriers at level >= k (levels_kind() takes the differences) */
+	cnt[0] += (uint64_t)__builtin_popcount(carry);
+	cnt[1] += (uint64_t)__builtin_popcount(l1 & carry);
+	cnt[2] += (uint64_t)__builtin_popcount(l2 & carry);
+	cnt[3] += (uint64_t)__builtin_popcount(l3 & carry);
+	if (!lp->badmap)
+		return; /* every symbol of the block has a code */
 	/* the symbol's entry in the map of symbols without a code */
 	if (lp->zt)
 		sym = _mm512_mask_or_epi32(sym, zm, sym,
@@ -431,7 +437,7 @@ GC_INLINE size_t levels_kind(const struct gc_dplan *q, enum gt_optim_kind kind,
 	}
 	GC_UNROLL
 	for (int l = 0; l < 4; l++)
-		cnt[l] += k[l];
+		cnt[l] += k[l] - (l < 3 ? k[l + 1] : 0);
 	*bad_ret = _mm512_test_epi32_mask(bad, _mm512_set1_epi32(1)) != 0;
 	return i;
 }

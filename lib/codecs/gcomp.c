@@ -202,17 +202,30 @@ static int parse_opts(struct gc_ctx *c, const struct gt_kv *kv, size_t nkv,
  * (block_load() is on the decoder's path too, which never needs it). */
 static void prepare_enc(struct gc_ctx *c)
 {
+	const unsigned ns = c->table.nsyms < 512 ? c->table.nsyms : 512;
+	unsigned hi = 0;
+
 	gt_huff_enc_words(&c->table, c->enc);
 	memset(c->badmap, 0, sizeof(c->badmap));
 	for (unsigned s = 0; s < 256; s++)
 		c->ctab[s] = (uint32_t)(c->enc[s] & 0xffffff) |
 			     (uint32_t)(c->enc[s] >> 32 & 0xff) << 24;
-	for (unsigned s = 0; s < c->table.nsyms && s < 512; s++)
+	for (unsigned w = 0; w < ns / 32; w++) {
+		uint32_t b = 0;
+
+		for (unsigned k = 0; k < 32; k++)
+			b |= (uint32_t)(c->enc[32 * w + k] >> 41 & 1) << k;
+		c->badmap[w] = b;
+	}
+	for (unsigned s = ns & ~31u; s < ns; s++)
 		c->badmap[s / 32] |= (uint32_t)(c->enc[s] >> 41 & 1) << (s % 32);
-	c->wbase = 0;
-	for (unsigned s = 1; s < 255; s++)
-		if (!(c->enc[s] >> 41))
-			c->wbase = s > 63 ? s - 63 : 0;
+	/* the highest exponent symbol (1-254) with a code ends the window */
+	for (unsigned w = 8; w-- > 0 && !hi;) {
+		const uint32_t m = ~c->badmap[w] & (w == 0 ? ~1u : w == 7 ? 0x7fffffffu : ~0u);
+
+		hi = m ? 32 * w + 31 - (unsigned)__builtin_clz(m) : 0;
+	}
+	c->wbase = hi > 63 ? hi - 63 : 0;
 	memcpy(c->wtab, c->ctab + c->wbase, sizeof(c->wtab));
 	c->enc_ready = 1;
 }

@@ -537,9 +537,15 @@ GC_INLINE void put_words24(struct gt_bitw_fast *f, __m512i w, __mmask16 mm)
 					       15);
 	const unsigned k = (unsigned)__builtin_popcount(mm), nb = f->nb;
 	const __m512i sh = _mm512_set1_epi64(nb), back = _mm512_set1_epi64(64 - nb);
-	__m512i x = _mm512_maskz_compress_epi32(mm, w), y;
+	const __m512i c = _mm512_maskz_compress_epi32(mm, w);
+	/* the last word: its top nb bits are the pending ones after (24 k
+	 * bits leave nb as it is); not a load of what y's store wrote, which
+	 * would wait for the store */
+	const uint32_t last = (uint32_t)_mm_cvtsi128_si32(_mm512_castsi512_si128(
+		_mm512_permutexvar_epi32(_mm512_set1_epi32((int)k - 1), c)));
+	__m512i x, y;
 
-	x = _mm512_permutexvar_epi32(join, _mm512_shuffle_epi8(x, pack));
+	x = _mm512_permutexvar_epi32(join, _mm512_shuffle_epi8(c, pack));
 	/* x << nb as one 512-bit number (a shift by 64 gives 0) */
 	y = _mm512_or_si512(_mm512_sllv_epi64(x, sh),
 			    _mm512_srlv_epi64(_mm512_alignr_epi64(x, _mm512_setzero_si512(), 7),
@@ -547,7 +553,7 @@ GC_INLINE void put_words24(struct gt_bitw_fast *f, __m512i w, __mmask16 mm)
 	y = _mm512_or_si512(y, _mm512_zextsi128_si512(_mm_cvtsi64_si128((long long)f->acc)));
 	_mm512_storeu_si512(f->ptr, y);
 	f->ptr += 3 * k;
-	f->acc = *f->ptr;
+	f->acc = k ? last >> (24 - nb) : f->acc;
 }
 
 /*

@@ -290,7 +290,8 @@ static void scratch_free(struct gc_ctx *c)
 	free(c->delta);
 	free(c->lbuf);
 	free(c->mbuf);
-	c->lbuf = c->mbuf = NULL;
+	free(c->cbuf);
+	c->lbuf = c->mbuf = c->cbuf = NULL;
 	c->tv = NULL;
 	c->lv = NULL;
 	c->gf = c->cand = c->ref = c->out = NULL;
@@ -327,8 +328,10 @@ static int scratch(struct gc_ctx *c, size_t n)
 	c->delta = malloc(n * sizeof(double));
 	c->lbuf = malloc(n / 4 + 1 + GC_SLACK);
 	c->mbuf = malloc(n * 4 + GC_SLACK);
+	c->cbuf_cap = (n * (GT_HUFF_MAXLEN_MAX + c->eb) + 7) / 8 + GC_SLACK;
+	c->cbuf = malloc(c->cbuf_cap);
 	if (!c->tv || !c->lv || !c->gf || !c->cand || !c->ref || !c->out || !c->delta ||
-	    !c->lbuf || !c->mbuf) {
+	    !c->lbuf || !c->mbuf || !c->cbuf) {
 		scratch_free(c);
 		return GT_ERR(NOMEM);
 	}
@@ -1369,16 +1372,57 @@ static size_t enc_avx512(const struct gc_ctx *c, size_t i, size_t n, struct gc_w
 	return i;
 }
 
+/* The chunk header of carrier counts @cnt into @hdr; the level and
+ * mantissa stream sizes.  Returns the header's length. */
+static size_t chunk_header(const struct gc_ctx *c, const uint64_t *cnt, unsigned char *hdr,
+			   size_t *lbytes, size_t *mbytes)
+{
+	const uint64_t mc = cnt[0] + cnt[1] + cnt[2] + cnt[3];
+	uint64_t mbits = 0;
+	size_t hlen = 0;
+
+	for (int l = 0; l < 4; l++) {
+		if (l == 0 || c->mode != GC_PRUNE)
+			hlen += (size_t)gt_varint_put(hdr + hlen, cnt[l]);
+		mbits += cnt[l] * (1 + c->mb - c->lev[l]);
+	}
+	*lbytes = c->mode == GC_PRUNE ? 0 : (size_t)(mc + 3) / 4;
+	*mbytes = (size_t)((mbits + 7) / 8);
+	return hlen;
+}
+
+/*
+ * The writers of a chunk's streams at @lout (level), @mout (mantissa) and
+ * after them (code, @crest bytes).  The vector encoder (@vec) runs to the
+ * ends of the level and mantissa streams (it writes past a writer's
+ * place): the level stream goes to scratch with slack; the mantissa
+ * stream in place when the room after it takes the slack (@mdirect), the
+ * code stream to scratch then (copied over the slack), else the other
+ * way round.
+ */
+static void writers_init(struct gc_ctx *c, struct gc_writers *w, unsigned char *lout,
+			 size_t lbytes, unsigned char *mout, size_t mbytes, size_t crest,
+			 int vec, int mdirect)
+{
+	gt_bitw_init(&w->lw, vec ? c->lbuf : lout, lbytes + (vec ? GC_SLACK : 0));
+	gt_bitw_init(&w->mw, mout, mbytes + (vec ? GC_SLACK : 0));
+	if (mdirect)
+		gt_bitw_init(&w->cw, c->cbuf, c->cbuf_cap);
+	else
+		gt_bitw_init(&w->cw, lout + lbytes + mbytes, crest);
+}
+
 static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 			const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
 			size_t *dst_len_ret)
 {
 	unsigned char *const out = dst;
 	unsigned char hdr[4 * GT_VARINT_MAX];
-	uint64_t cnt[4], mc, mbits = 0;
-	size_t hlen = 0, lbytes, mbytes, len;
+	uint64_t cnt[4];
+	size_t hlen, lbytes, mbytes, len;
 	struct gc_writers w;
-	int rc, vec;
+	unsigned char *mout;
+	int rc, vec, mdirect;
 
 	if (!c->ready)
 		return GT_ERR(INVAL);
@@ -1390,23 +1434,15 @@ static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 		return rc;
 	if (rc == 0)
 		GT_TRY(count_levels(c, n, cnt));
-	mc = cnt[0] + cnt[1] + cnt[2] + cnt[3];
-	for (int l = 0; l < 4; l++) {
-		if (l == 0 || c->mode != GC_PRUNE)
-			hlen += (size_t)gt_varint_put(hdr + hlen, cnt[l]);
-		mbits += cnt[l] * (1 + c->mb - c->lev[l]);
-	}
-	lbytes = c->mode == GC_PRUNE ? 0 : (size_t)(mc + 3) / 4;
-	mbytes = (size_t)((mbits + 7) / 8);
+	hlen = chunk_header(c, cnt, hdr, &lbytes, &mbytes);
 	if (hlen > dst_cap || lbytes > dst_cap - hlen || mbytes > dst_cap - hlen - lbytes)
 		return GT_ERR(DST_TOO_SMALL);
 	memcpy(out, hdr, hlen);
-	/* the vector encoder writes the level and mantissa streams into
-	 * scratch with slack (copied below), so that it runs to their ends */
 	vec = c->dt == GT_DT_F32 && c->isa == GC_ISA_AVX512;
-	gt_bitw_init(&w.lw, vec ? c->lbuf : out + hlen, lbytes + (vec ? GC_SLACK : 0));
-	gt_bitw_init(&w.mw, vec ? c->mbuf : out + hlen + lbytes, mbytes + (vec ? GC_SLACK : 0));
-	gt_bitw_init(&w.cw, out + hlen + lbytes + mbytes, dst_cap - hlen - lbytes - mbytes);
+	mdirect = vec && dst_cap - hlen - lbytes - mbytes >= GC_SLACK;
+	mout = vec && !mdirect ? c->mbuf : out + hlen + lbytes;
+	writers_init(c, &w, out + hlen, lbytes, mout, mbytes, dst_cap - hlen - lbytes - mbytes,
+		     vec, mdirect);
 	for (size_t i = 0; i < n;) {
 		if (c->dt == GT_DT_F32) {
 			if (c->isa == GC_ISA_AVX512)
@@ -1421,11 +1457,16 @@ static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 	if (gt_bitw_close(&w.lw, &len) < 0 || len != lbytes ||
 	    gt_bitw_close(&w.mw, &len) < 0 || len != mbytes)
 		return GT_ERR(INVAL); /* cannot happen: counted above */
-	if (vec) {
+	if (vec)
 		memcpy(out + hlen, c->lbuf, lbytes);
-		memcpy(out + hlen + lbytes, c->mbuf, mbytes);
-	}
+	if (mout != out + hlen + lbytes)
+		memcpy(out + hlen + lbytes, mout, mbytes);
 	GT_TRY(gt_bitw_close(&w.cw, &len));
+	if (mdirect) {
+		if (len > dst_cap - hlen - lbytes - mbytes)
+			return GT_ERR(DST_TOO_SMALL);
+		memcpy(out + hlen + lbytes + mbytes, c->cbuf, len);
+	}
 	*dst_len_ret = hlen + lbytes + mbytes + len;
 	return 0;
 }

@@ -58,6 +58,8 @@ struct gc_ctx {
 	const unsigned char *cv; /* the values as coded: the source, or tv */
 	uint8_t *lv;       /* their levels */
 	unsigned char *lbuf, *mbuf; /* level, mantissa streams with slack */
+	unsigned char *cbuf; /* the code stream, cbuf_cap bytes with slack */
+	size_t cbuf_cap;
 	float *gf, *cand, *ref, *out;
 	double *delta;
 };

@@ -248,25 +248,39 @@ GC_INLINE uint32_t lev8(const struct gc_dplan *q, enum gt_optim_kind kind,
  *	a' = |A − B|,   r'_k = |g| c_k,   c_k = |K| 2^S t_k,
  *
  * each constant the double of gc_dplan rounded to float (relative error
- * u = 2^-24).  With x' ≥ 2^-100 (its terms' underflow, 2^-150 at most,
- * is below 2^-50 of it), a state s ≥ 0 (no cancellation in x),
- * |θ c_A| ≥ 2^-100 or θ = 0, and rsqrt14's 2^-14: R' is within 2^-14 +
- * 6u of R, A' within 2^-14 + 10u of A (2^-150 more where A' underflows),
- * B' within 3u (+2^-150), the reference's doubles within 2^-50, so
- * |a' − 2^S a_d| < (|A'| + |B'|)(2^-14 + 13u) + 2^-148; and with
- * 2^-90 ≤ r'_1 ≤ r'_3 ≤ 2^100, r'_k within 3u of 2^S b_d t_k.  The test
- * is taken where a' ± E, E = 2^-12 (|A'| + |B'|), fall on the same side
- * of r'_k: where r'_k ≤ 2(|A'| + |B'|) (so |A'| + |B'| ≥ 2^-91), E covers
- * both errors 3.9 times over; where r'_k is larger, r'_k − a' > r'_k / 2
- * does.  The rounding of a' ± E adds u a' at most.  Any NaN or Inf makes
- * a lane unsure (the guards are ordered compares), and unsure lanes go
- * through lev8().
+ * u = 2^-24), ε ≤ 1.  Guards (fplan_bounds(): a range of g's exponent
+ * field): a state s ≥ 0 (no cancellation in x; a negative one makes x
+ * NaN), x ≥ c_x1 g² ≥ 2^-100 (its terms' underflow, 2^-150 at most, is
+ * below 2^-50 of it), 2^-60 ≤ r'_1 ≤ r'_3 ≤ 2^100.  With rsqrt14's
+ * 2^-14, R' is within 2^-14 + 6u of R, A' within 2^-14 + 10u of A, B'
+ * within 3u of B, the reference's doubles within 2^-50, and underflow
+ * adds τ ≤ 2^-84 at most (θ c_A below 2^-126: 2^-150 R' with R' ≤ 2^64 +
+ * ε; A', B' below it: 2^-150), so |a' − 2^S a_d| < (|A'| + |B'|)(2^-14 +
+ * 13u) + τ; r'_k is within 3u of 2^S b_d t_k.  The test is taken where
+ * a' ± E, E = 2^-12 (|A'| + |B'|), fall on the same side of every r'_k:
+ * where r'_k ≤ 2(|A'| + |B'|) (so |A'| + |B'| ≥ 2^-61, τ below 2^-23 of
+ * it), E covers both errors 3.9 times over; where r'_k is larger,
+ * r'_k − a' > r'_k / 2 does.  The rounding of a' ± E adds u a' at most.
+ * Any NaN or Inf makes a lane unsure (ordered compares), and unsure
+ * lanes go through lev8().
  */
 struct gc_fplan {
 	int on; /* the filter applies */
 	int root_s1; /* the state under the root: s1 (Adam, AdamW) or s0 */
 	float x0, x1, x2, ca, cb, eps, c1, c2, c3;
+	/* the guards as bounds on g's exponent field: in [glo, glo + gspan]
+	 * (unsigned e - glo <= gspan) */
+	uint32_t glo, gspan;
 };
+
+/* The least exponent field e with 2^(e - 127) >= @x > 0 (or above it). */
+static int field_at_least(double x)
+{
+	int k;
+
+	(void)frexp(x, &k); /* x < 2^k */
+	return 127 + k;
+}
 
 /* Whether @x is 0 or a normal float magnitude in [2^-100, 2^100]. */
 static int fnice(double x, int zero_ok)
@@ -275,13 +289,36 @@ static int fnice(double x, int zero_ok)
 	return (zero_ok && !(x > 0)) || (x >= 0x1p-100 && x <= 0x1p100);
 }
 
+/*
+ * The guards of lev16f() on g as a range of its exponent field: |g| at
+ * least both of √(2^-100 / c_x1) (then x ≥ c_x1 g² ≥ 2^-100 for a state
+ * ≥ 0) and 2^-60 / c_1 (r'_1 ≥ 2^-60), |g| c_3 below 2^100; each rounded
+ * the safe way.
+ */
+static void fplan_bounds(struct gc_fplan *f)
+{
+	const double lx = sqrt(0x1p-100 / f->x1), lr = 0x1p-60 / f->c1;
+	int lo = field_at_least(lx > lr ? lx : lr), hi;
+
+	(void)frexp(0x1p100 / f->c3, &hi); /* |g| < 2^(hi - 1) ≤ 2^100 / c_3 */
+	hi += 125;
+	lo = lo < 1 ? 1 : lo;
+	hi = hi > 254 ? 254 : hi;
+	if (lo > hi) {
+		f->on = 0;
+		return;
+	}
+	f->glo = (uint32_t)lo;
+	f->gspan = (uint32_t)(hi - lo);
+}
+
 static void fplan_init(struct gc_fplan *f, const struct gc_dplan *q)
 {
 	const int adam = q->kind == GT_OPT_ADAM || q->kind == GT_OPT_ADAMW;
 	int e, s;
 
 	memset(f, 0, sizeof(*f));
-	if (q->quot || !has_root(q->kind) || !(q->eps >= 0 && q->eps <= 0x1p100))
+	if (q->quot || !has_root(q->kind) || !(q->eps >= 0 && q->eps <= 1))
 		return;
 	/* 2^S |K| t_k: t_1 and t_3 either side of 1 */
 	(void)frexp(q->K, &e);
@@ -299,6 +336,8 @@ static void fplan_init(struct gc_fplan *f, const struct gc_dplan *q)
 	f->c3 = (float)fabs(ldexp(q->K, s) * q->t3);
 	f->on = fnice(f->x0, 0) && fnice(f->x1, 0) && fnice(f->x2, 0) && fnice(f->ca, 0) &&
 		fnice(f->cb, 1) && fnice(f->c1, 0) && fnice(f->c3, 0) && fnice(f->eps, 1);
+	if (f->on)
+		fplan_bounds(f);
 }
 
 #define FS(x) _mm512_set1_ps(x)
@@ -309,22 +348,25 @@ static void fplan_init(struct gc_fplan *f, const struct gc_dplan *q)
  * is unsure (the masks are then not set).
  */
 GC_INLINE int lev16f(const struct gc_fplan *f, enum gt_optim_kind kind, __mmask16 valid,
-		     const float *g, const float *p, const float *s0, const float *s1,
-		     __mmask16 *m)
+		     __m512i ge, const float *g, const float *p, const float *s0,
+		     const float *s1, __mmask16 *m)
 {
 	const __m512 z = _mm512_setzero_ps(), gv = _mm512_loadu_ps(g), th = _mm512_loadu_ps(p);
 	const __m512 a0 = s0 ? _mm512_loadu_ps(s0) : z, a1 = s1 ? _mm512_loadu_ps(s1) : z;
 	const __m512 s = kind == GT_OPT_ADAM || kind == GT_OPT_ADAMW ? a1 : a0;
 	const __m512 ag = _mm512_abs_ps(gv);
-	__m512 x, r, pa, a, b, e, lo, hi, rk[3];
-	__mmask16 ok, u = 0;
+	__m512 x, r, a, b, e, lo, hi, rk[3], rs;
+	__mmask16 ok, sure;
 
 	x = _mm512_fmadd_ps(_mm512_mul_ps(FS(f->x1), gv), gv, _mm512_mul_ps(FS(f->x0), s));
 	if (kind == GT_OPT_ADAM || kind == GT_OPT_ADAMW)
 		x = _mm512_mul_ps(x, FS(f->x2));
+	/* a state below 0 (or -0): x NaN, so the lane is unsure below */
+	x = _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
+		_mm512_castps_si512(x), _mm512_srai_epi32(_mm512_castps_si512(s), 31),
+		_mm512_set1_epi32(0x7fc00000), 0xf8)); /* x | (sign & NaN) */
 	r = _mm512_add_ps(_mm512_mul_ps(x, _mm512_rsqrt14_ps(x)), FS(f->eps));
-	pa = _mm512_mul_ps(th, FS(f->ca));
-	a = _mm512_mul_ps(pa, r);
+	a = _mm512_mul_ps(_mm512_mul_ps(th, FS(f->ca)), r);
 	b = kind == GT_OPT_ADAM || kind == GT_OPT_ADAMW ? _mm512_mul_ps(FS(f->cb), a0) : z;
 	e = _mm512_mul_ps(_mm512_add_ps(_mm512_abs_ps(a), _mm512_abs_ps(b)), FS(0x1p-12f));
 	a = _mm512_abs_ps(_mm512_sub_ps(a, b));
@@ -333,32 +375,31 @@ GC_INLINE int lev16f(const struct gc_fplan *f, enum gt_optim_kind kind, __mmask1
 	rk[0] = _mm512_mul_ps(ag, FS(f->c1));
 	rk[1] = _mm512_mul_ps(ag, FS(f->c2));
 	rk[2] = _mm512_mul_ps(ag, FS(f->c3));
-	ok = _mm512_cmp_ps_mask(_mm512_abs_ps(pa), FS(0x1p-100f), _CMP_GE_OQ) |
-	     _mm512_cmp_ps_mask(th, z, _CMP_EQ_OQ);
-	ok = _mm512_mask_cmp_ps_mask(ok, s, z, _CMP_GE_OQ);
-	ok = _mm512_mask_cmp_ps_mask(ok, x, FS(0x1p-100f), _CMP_GE_OQ);
-	ok = _mm512_mask_cmp_ps_mask(ok, rk[0], FS(0x1p-90f), _CMP_GE_OQ);
-	ok = _mm512_mask_cmp_ps_mask(ok, rk[2], FS(0x1p100f), _CMP_LE_OQ);
+	/* g in range (fplan_bounds()), a' ± E not NaN */
+	ok = _mm512_cmple_epu32_mask(_mm512_sub_epi32(ge, _mm512_set1_epi32((int)f->glo)),
+				     _mm512_set1_epi32((int)f->gspan));
 	ok = _mm512_mask_cmp_ps_mask(ok, hi, lo, _CMP_GE_OQ);
 	GC_UNROLL
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 3; k++)
 		m[k] = _mm512_cmp_ps_mask(hi, rk[k], _CMP_GT_OQ);
-		u |= _mm512_mask_cmp_ps_mask(m[k], lo, rk[k], _CMP_NGT_UQ);
-	}
-	return !(valid & (u | (__mmask16)~ok));
+	/* the highest r'_k below a' + E must lie below a' - E too (the r'_k
+	 * are 2 or more apart, a' ± E within 2^-11) */
+	rs = _mm512_mask_mov_ps(_mm512_mask_mov_ps(rk[0], m[1], rk[1]), m[2], rk[2]);
+	sure = (__mmask16)~m[0] | _mm512_mask_cmp_ps_mask(m[0], lo, rs, _CMP_GT_OQ);
+	return !(valid & (__mmask16)~(ok & sure));
 }
 
 /* The level masks of the sixteen values at @g (lanes @gv: g neither
  * zero, subnormal, Inf nor NaN) as bits 0-15, 16-31, 32-47: t_1, t_2,
  * t_3; the float32 filter, else lev8()'s. */
 GC_INLINE uint64_t masks16(const struct gc_dplan *q, const struct gc_fplan *f,
-			   enum gt_optim_kind kind, __mmask16 gv, const float *g, const float *p,
-			   const float *s0, const float *s1)
+			   enum gt_optim_kind kind, __mmask16 gv, __m512i ge, const float *g,
+			   const float *p, const float *s0, const float *s1)
 {
 	uint32_t lo, hi;
 	__mmask16 m[3];
 
-	if (f->on && lev16f(f, kind, gv, g, p, s0, s1, m))
+	if (f->on && lev16f(f, kind, gv, ge, g, p, s0, s1, m))
 		return m[0] | (uint64_t)m[1] << 16 | (uint64_t)m[2] << 32;
 	lo = lev8(q, kind, g, p, s0, s1);
 	hi = lev8(q, kind, g + 8, p + 8, s0 ? s0 + 8 : NULL, s1 ? s1 + 8 : NULL);
@@ -375,7 +416,7 @@ GC_INLINE void lev16(const struct gc_dplan *q, const struct gc_fplan *f,
 	const __m512i ff = _mm512_set1_epi32(0xff), zero = _mm512_setzero_si512();
 	const __m512i e = _mm512_and_si512(_mm512_srli_epi32(_mm512_loadu_si512(g + i), 23), ff);
 	const __mmask16 gv = _mm512_cmpneq_epi32_mask(e, zero) & _mm512_cmpneq_epi32_mask(e, ff);
-	const uint64_t m = masks16(q, f, kind, gv, g + i, p + i, s0 ? s0 + i : NULL,
+	const uint64_t m = masks16(q, f, kind, gv, e, g + i, p + i, s0 ? s0 + i : NULL,
 				   s1 ? s1 + i : NULL);
 	const __m512i cu = _mm512_loadu_si512(lp->cv + i);
 	const __mmask16 zm = _mm512_cmpeq_epi32_mask(_mm512_slli_epi32(cu, 1), zero);

@@ -1077,8 +1077,8 @@ static void off_threshold(const struct gt_optim *o, const float *g, float *p,
  * Values at the edges of the float32 filter's guards (@which 0-2; others
  * left alone): 0, a sum under the root that underflows (tiny g, zero
  * states); 1, a state that nearly cancels g's term there; 2, states of
- * 2^100 and more and a g of 2^-70 or so, for which δ near a threshold
- * takes a θ of 2^-126 or less.  Returns whether it changed them.
+ * 2^100 and more and a g of 2^-30 to 2^-53, for which δ near a
+ * threshold takes a θ of 2^-100 or so (the filter's R of 2^50 and more).  Returns whether it changed them.
  */
 static int edge_case(const struct gt_optim *o, unsigned which, float *g, float *s0,
 		     float *s1)
@@ -1089,7 +1089,9 @@ static int edge_case(const struct gt_optim *o, unsigned which, float *g, float *
 
 	switch (which) {
 	case 0:
-		*g = (float)ldexp(*g < 0 ? -1.37 : 1.37, -62 - (int)(gt_f32_bits(*g) >> 12 & 7));
+		/* a significand of g's own: the rounding of c_x1 g² varies */
+		*g = (float)ldexp(1.0 + (double)(gt_f32_bits(*g) & 0x7fffff) / 0x800000,
+				  -50 - (int)((gt_f32_bits(*g) >> 12) % 4)) * (*g < 0 ? -1 : 1);
 		*s0 = *s1 = 0.0f;
 		break;
 	case 1:
@@ -1100,7 +1102,7 @@ static int edge_case(const struct gt_optim *o, unsigned which, float *g, float *
 		break;
 	case 2:
 		*s0 = *s1 = (float)ldexp(1.5, 100 + (int)((gt_f32_bits(*g) >> 12) % 24));
-		*g = (float)ldexp(*g < 0 ? -1.37 : 1.37, -70 - (int)((gt_f32_bits(*g) >> 13) % 14));
+		*g = (float)ldexp(*g < 0 ? -1.37 : 1.37, -30 - (int)((gt_f32_bits(*g) >> 13) % 24));
 		break;
 	default:
 		return 0;
@@ -1141,9 +1143,10 @@ static void test_isa_extremes(void)
 			o.have = ~0u;
 			o.weight_decay = kinds[k] == GT_OPT_ADAMW && v % 2 ? 1e-2 : 0;
 			o.beta1 = 0.9;
-			o.beta2 = 0.999;
+			/* v 6 (ε 0): a term c_x1 g² of 2^-40 g², which underflows */
+			o.beta2 = v == 6 ? 1 - 0x1p-40 : 0.999;
 			o.eps = eps[v % 3];
-			o.alpha = 0.99;
+			o.alpha = v == 6 ? 1 - 0x1p-40 : 0.99;
 			o.lr_decay = 0.01;
 			o.t = 1 + (long)v;
 			for (size_t i = 0; i < n; i++) {
@@ -1175,6 +1178,41 @@ out:
 	free(s0);
 	free(s1);
 	free(dec);
+}
+
+/*
+ * The float32 filter's guard on the sum under the root: AdamW with β2 =
+ * 1 - 2^-40 (c_x1 = 2^-40), ε = 0, zero states and g of 2^-53, whose
+ * c_x1 g² underflows to a few ulps of 2^-149 (errors of several %), θ
+ * placed 2^-8 off the thresholds; fails without the guard.
+ */
+static void test_isa_tiny_sum(void)
+{
+	const size_t n = 1024;
+	float *g = malloc(n * 4), *p = malloc(n * 4), *s0 = calloc(n, 4), *s1 = calloc(n, 4);
+	struct gt_optim o = sgd(3e-7);
+	const struct gt_codec_aux aux = { p, { s0, s1 } };
+
+	o.kind = GT_OPT_ADAMW;
+	o.have = ~0u;
+	o.beta1 = 0.9;
+	o.beta2 = 1 - 0x1p-40;
+	o.eps = 0;
+	o.t = 7;
+	if (!have_avx512()) {
+		printf("test_isa_tiny_sum: isa=avx512 not available here, skipped\n");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		g[i] = (float)ldexp(1.0 + (double)(check_rand() & 0x7fffff) / 0x800000, -53);
+		off_threshold(&o, g, p, s0, s1, i, check_rand());
+	}
+	same_bytes(&o, g, n, &aux);
+out:
+	free(g);
+	free(p);
+	free(s0);
+	free(s1);
 }
 
 /* The same on every gradient of the sample traces, with their optimizers. */
@@ -1530,6 +1568,7 @@ int main(int argc, char **argv)
 	RUN(test_traces);
 	RUN(test_isa_random);
 	RUN(test_isa_extremes);
+	RUN(test_isa_tiny_sum);
 	RUN(test_isa_traces);
 	RUN(test_isa_decode);
 	return check_done("test_gcomp");

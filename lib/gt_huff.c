@@ -504,6 +504,7 @@ struct item {
  */
 struct work {
 	struct item *sorted; /* gather()'s, for both builders */
+	uint16_t *order;     /* gather()'s symbols in increasing order, then ESC */
 	struct item *it;     /* the items of one builder */
 	uint64_t *lw;        /* package_merge: leaf weights, a sentinel after */
 	uint64_t *wa, *wb;   /* 2 * cap + 2 each */
@@ -579,8 +580,9 @@ static void sort_items(struct item *it, unsigned m)
 	}
 }
 
-/* The present symbols (ESC excluded) and their weights, in @it. */
-static unsigned gather(const struct gt_huff_hist *h, struct item *it)
+/* The present symbols (ESC excluded) and their weights, in @it; their
+ * symbols, then ESC, in @order (for assign_codes). */
+static unsigned gather(const struct gt_huff_hist *h, struct item *it, uint16_t *order)
 {
 	const unsigned eb = gt_dtype_exp_bits(h->dtype);
 	const unsigned ns = gt_huff_nsyms(h->dtype);
@@ -600,6 +602,7 @@ static unsigned gather(const struct gt_huff_hist *h, struct item *it)
 		if (s == GT_HUFF_ESC(eb) || !w)
 			continue;
 		it[k].w = w;
+		order[k] = (uint16_t)s;
 		it[k++].sym = s;
 		total += w > (UINT64_C(1) << 52) ? (UINT64_C(1) << 52) : w;
 	}
@@ -611,6 +614,7 @@ static unsigned gather(const struct gt_huff_hist *h, struct item *it)
 			total += it[j].w;
 		}
 	}
+	order[k] = (uint16_t)GT_HUFF_ESC(eb);
 	return k;
 }
 
@@ -784,19 +788,24 @@ static void codes_of(struct gt_huff_table *t, const uint16_t *coded, unsigned k,
 	}
 }
 
-/* The codes of t->len[]; t->code[] is 0 (table_reset) where there is no
- * code. */
-static void assign_codes(struct gt_huff_table *t)
+/* The codes of t->len[] when only the @k symbols @order (increasing)
+ * can have one: gather()'s, a few dozen, not the whole alphabet.
+ * t->code[] is 0 (table_reset) where there is no code. */
+static void assign_codes(struct gt_huff_table *t, const uint16_t *order, unsigned k)
 {
 	unsigned cnt[GT_HUFF_MAXLEN_MAX + 1] = { 0 };
-	uint16_t coded[GT_HUFF_NSYM_MAX];
-	unsigned k = 0;
+	uint16_t coded[GT_HUFF_NSYM_MAX + 1];
+	unsigned n = 0;
 
-	for (unsigned s = next_coded(t, 0); s < t->nsyms; s = next_coded(t, s + 1)) {
+	for (unsigned j = 0; j < k; j++) {
+		const unsigned s = order[j];
+
+		coded[n] = (uint16_t)s; /* kept when it has a code */
+		n += t->len[s] != 0;
 		cnt[t->len[s]]++;
-		coded[k++] = (uint16_t)s;
 	}
-	codes_of(t, coded, k, cnt);
+	cnt[0] = 0;
+	codes_of(t, coded, n, cnt);
 }
 
 static void table_reset(struct gt_huff_table *t, enum gt_dtype dt,
@@ -933,7 +942,7 @@ static void best_of(struct gt_huff_table *t, const struct gt_huff_hist *h,
 	build_gcomp(&alt, m, flags, wk);
 	if (!memcmp(alt.len, t->len, t->nsyms))
 		return;
-	assign_codes(&alt);
+	assign_codes(&alt, wk->order, m + 1);
 	if (gt_huff_cost(t, h, &cp, &e) < 0 ||
 	    (gt_huff_cost(&alt, h, &cg, &e) == 0 && cg < cp)) {
 		memcpy(t->len, alt.len, t->nsyms * sizeof(t->len[0]));
@@ -952,7 +961,7 @@ static void build_with(struct gt_huff_table *t, const struct gt_huff_hist *h,
 		build_gcomp(t, m, flags, wk);
 	else
 		same = build_pm(t, m, flags, wk);
-	assign_codes(t);
+	assign_codes(t, wk->order, m + 1);
 	/* same: GCOMP's table is this one, a tie that keeps PM */
 	if (method == GT_HUFF_BEST && !same)
 		best_of(t, h, m, flags, wk);
@@ -961,6 +970,8 @@ static void build_with(struct gt_huff_table *t, const struct gt_huff_hist *h,
 /* Gathered symbols on the stack up to f32's alphabet; the rest of the
  * work area too up to about 100 of them. */
 #define SORTED_STACK 260
+/* f64's order[] in a heap area: 2053 uint16 rounded up to 8 bytes */
+#define GATHER_EXTRA (((GT_HUFF_NSYM_MAX + 1) * sizeof(uint16_t) + 7) & ~(size_t)7)
 #define WORK_STACK 12288
 
 int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
@@ -968,6 +979,7 @@ int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
 {
 	const unsigned ns = gt_huff_nsyms(h->dtype);
 	struct item sorted[SORTED_STACK];
+	uint16_t order[SORTED_STACK + 1];
 	uint64_t area[WORK_STACK / sizeof(uint64_t)];
 	unsigned char *heap = NULL;
 	struct work wk;
@@ -978,18 +990,21 @@ int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
 	    (unsigned)method > GT_HUFF_BEST)
 		return GT_ERR(INVAL);
 	wk.sorted = sorted;
+	wk.order = order;
 	if (ns > SORTED_STACK) {
-		/* f64: the sorted symbols and the work area for all of them */
-		heap = malloc(ns * sizeof(sorted[0]) + work_layout(&wk, NULL, ns + 1, maxlen));
+		/* f64: the gathered symbols and the work area for all of them */
+		heap = malloc(ns * sizeof(sorted[0]) + GATHER_EXTRA +
+			      work_layout(&wk, NULL, ns + 1, maxlen));
 		if (!heap)
 			return GT_ERR(NOMEM);
 		wk.sorted = (struct item *)heap;
+		wk.order = (uint16_t *)(heap + ns * sizeof(sorted[0]));
 	}
-	m = gather(h, wk.sorted);
+	m = gather(h, wk.sorted, wk.order);
 	sort_items(wk.sorted, m);
 	need = work_layout(&wk, NULL, m + 1, maxlen);
 	if (heap)
-		work_layout(&wk, heap + ns * sizeof(sorted[0]), m + 1, maxlen);
+		work_layout(&wk, heap + ns * sizeof(sorted[0]) + GATHER_EXTRA, m + 1, maxlen);
 	else if (need <= sizeof(area))
 		work_layout(&wk, (unsigned char *)area, m + 1, maxlen);
 	else if (!(heap = malloc(need)))

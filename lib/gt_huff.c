@@ -580,32 +580,39 @@ static void sort_items(struct item *it, unsigned m)
 	}
 }
 
-/* The present symbols (ESC excluded) and their weights, in @it; their
- * symbols, then ESC, in @order (for assign_codes). */
+/* Symbol @s of weight @w as item @k, kept (the count returned grows)
+ * when @w is not 0: no branch on the weight. */
+static inline unsigned add_item(struct item *it, uint16_t *order, unsigned k,
+				unsigned s, uint64_t w, uint64_t *total)
+{
+	it[k].w = w;
+	it[k].sym = s;
+	order[k] = (uint16_t)s;
+	*total += w > (UINT64_C(1) << 52) ? (UINT64_C(1) << 52) : w;
+	return k + (w != 0);
+}
+
+/* The present symbols (ESC excluded) and their weights, in @it (room for
+ * the alphabet); their symbols, then ESC, in @order (for assign_codes). */
 static unsigned gather(const struct gt_huff_hist *h, struct item *it, uint16_t *order)
 {
-	const unsigned eb = gt_dtype_exp_bits(h->dtype);
-	const unsigned ns = gt_huff_nsyms(h->dtype);
+	const unsigned eb = gt_dtype_exp_bits(h->dtype), ne = 1u << eb;
+	const uint64_t *c = h->count;
 	uint64_t total = 0;
 	unsigned k = 0;
 
-	for (unsigned s = 0; s < ns; s++) {
-		uint64_t w = h->count[s];
-
-		/* ns is a multiple of 4; ZERO and RUN share a quad */
-		if (!(s & 3) && !(w | h->count[s + 1] | h->count[s + 2] | h->count[s + 3])) {
-			s += 3;
+	/* exponents four at a time: a block has a few dozen of the 2^E */
+	for (unsigned s = 0; s < ne; s += 4) {
+		if (!(c[s] | c[s + 1] | c[s + 2] | c[s + 3]))
 			continue;
-		}
-		if (s == GT_HUFF_ZERO(eb) && !w && h->count[GT_HUFF_RUN(eb)])
-			w = 1; /* runs are only used with a ZERO code */
-		if (s == GT_HUFF_ESC(eb) || !w)
-			continue;
-		it[k].w = w;
-		order[k] = (uint16_t)s;
-		it[k++].sym = s;
-		total += w > (UINT64_C(1) << 52) ? (UINT64_C(1) << 52) : w;
+		for (unsigned j = s; j < s + 4; j++)
+			k = add_item(it, order, k, j, c[j], &total);
 	}
+	/* runs are only used with a ZERO code */
+	k = add_item(it, order, k, GT_HUFF_ZERO(eb),
+		     c[GT_HUFF_ZERO(eb)] ? c[GT_HUFF_ZERO(eb)] : !!c[GT_HUFF_RUN(eb)], &total);
+	k = add_item(it, order, k, GT_HUFF_NZERO(eb), c[GT_HUFF_NZERO(eb)], &total);
+	k = add_item(it, order, k, GT_HUFF_RUN(eb), c[GT_HUFF_RUN(eb)], &total);
 	/* keep package weights (<= maxlen * total) far from overflow */
 	while (total > (UINT64_C(1) << 48)) {
 		total = 0;

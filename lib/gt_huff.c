@@ -824,7 +824,6 @@ static void table_reset(struct gt_huff_table *t, enum gt_dtype dt,
 	t->nsyms = gt_huff_nsyms(dt);
 }
 
-
 /* Lengths @len of the @m sorted items of wk->it into @t. */
 static void set_lengths(struct gt_huff_table *t, const struct work *wk, unsigned m,
 			const uint8_t *len)
@@ -974,11 +973,9 @@ static void build_with(struct gt_huff_table *t, const struct gt_huff_hist *h,
 		best_of(t, h, m, flags, wk);
 }
 
-/* Gathered symbols on the stack up to f32's alphabet; the rest of the
- * work area too up to about 100 of them. */
+/* gather()'s arrays on the stack up to f32's alphabet, the work area up
+ * to about 100 present symbols: no allocation for most blocks. */
 #define SORTED_STACK 260
-/* f64's order[] in a heap area: 2053 uint16 rounded up to 8 bytes */
-#define GATHER_EXTRA (((GT_HUFF_NSYM_MAX + 1) * sizeof(uint16_t) + 7) & ~(size_t)7)
 #define WORK_STACK 12288
 
 int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
@@ -988,10 +985,11 @@ int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
 	struct item sorted[SORTED_STACK];
 	uint16_t order[SORTED_STACK + 1];
 	uint64_t area[WORK_STACK / sizeof(uint64_t)];
-	unsigned char *heap = NULL;
+	unsigned char *gheap = NULL, *wheap = NULL, *base = (unsigned char *)area;
 	struct work wk;
 	size_t need;
 	unsigned m;
+	int rc = GT_ERR(NOMEM);
 
 	if (!ns || maxlen < GT_HUFF_MAXLEN_MIN || maxlen > GT_HUFF_MAXLEN_MAX ||
 	    (unsigned)method > GT_HUFF_BEST)
@@ -999,29 +997,29 @@ int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
 	wk.sorted = sorted;
 	wk.order = order;
 	if (ns > SORTED_STACK) {
-		/* f64: the gathered symbols and the work area for all of them */
-		heap = malloc(ns * sizeof(sorted[0]) + GATHER_EXTRA +
-			      work_layout(&wk, NULL, ns + 1, maxlen));
-		if (!heap)
+		/* f64: gather()'s arrays for its whole alphabet */
+		gheap = malloc(ns * sizeof(sorted[0]) + (ns + 1) * sizeof(order[0]));
+		if (!gheap)
 			return GT_ERR(NOMEM);
-		wk.sorted = (struct item *)heap;
-		wk.order = (uint16_t *)(heap + ns * sizeof(sorted[0]));
+		wk.sorted = (struct item *)gheap;
+		wk.order = (uint16_t *)(gheap + ns * sizeof(sorted[0]));
 	}
 	m = gather(h, wk.sorted, wk.order);
 	sort_items(wk.sorted, m);
 	need = work_layout(&wk, NULL, m + 1, maxlen);
-	if (heap)
-		work_layout(&wk, heap + ns * sizeof(sorted[0]) + GATHER_EXTRA, m + 1, maxlen);
-	else if (need <= sizeof(area))
-		work_layout(&wk, (unsigned char *)area, m + 1, maxlen);
-	else if (!(heap = malloc(need)))
-		return GT_ERR(NOMEM);
-	else
-		work_layout(&wk, heap, m + 1, maxlen);
-	table_reset(t, h->dtype, maxlen);
-	build_with(t, h, m, method, flags, &wk);
-	free(heap);
-	return 0;
+	if (need > sizeof(area)) {
+		wheap = malloc(need);
+		base = wheap;
+	}
+	if (base) {
+		work_layout(&wk, base, m + 1, maxlen);
+		table_reset(t, h->dtype, maxlen);
+		build_with(t, h, m, method, flags, &wk);
+		rc = 0;
+	}
+	free(wheap);
+	free(gheap);
+	return rc;
 }
 
 /* ---- using codes --------------------------------------------------------- */

@@ -496,15 +496,57 @@ struct item {
 	unsigned sym;
 };
 
-/* Scratch of one gt_huff_build() call. */
+/*
+ * Scratch of one gt_huff_build() call, carved by work_layout() for @cap
+ * items (the present symbols and ESC): a block has a few dozen, so it
+ * usually fits on the stack (gt_huff_build); sizing it for f64's 2052
+ * symbols and 15 levels made a 210 KB malloc per table.
+ */
 struct work {
-	struct item it[GT_HUFF_NSYM_MAX];
-	struct item sorted[GT_HUFF_NSYM_MAX]; /* gather()'s, for both builders */
-	uint8_t ilen[GT_HUFF_NSYM_MAX];
-	uint64_t wa[2 * GT_HUFF_NSYM_MAX], wb[2 * GT_HUFF_NSYM_MAX];
-	uint32_t parent[2 * GT_HUFF_NSYM_MAX];
-	uint8_t leaf[GT_HUFF_MAXLEN_MAX + 1][2 * GT_HUFF_NSYM_MAX];
+	struct item *sorted; /* gather()'s, for both builders */
+	uint16_t *order;     /* gather()'s symbols in increasing order, then ESC */
+	struct item *it;     /* the items of one builder */
+	uint64_t *lw;        /* package_merge: leaf weights, a sentinel after */
+	uint64_t *wa, *wb;   /* 2 * cap + 2 each */
+	uint32_t *parent;    /* 2 * cap */
+	uint16_t *lead;      /* package_merge: maxlen rows of 2 * cap */
+	uint8_t *ilen;       /* lengths of it[] */
+	uint8_t *nlen;       /* native Huffman lengths of it[] */
+	unsigned cap;
+	unsigned nat_m;      /* build_pm: it[0..nat_m) are build_gcomp's items, */
+	unsigned nat_d;      /* nlen[] their native lengths, nat_d the longest */
 };
+
+/* @n bytes at *@off from @base (NULL: none), *@off moved past them. */
+static void *take(unsigned char *base, size_t *off, size_t n)
+{
+	void *p = base ? base + *off : NULL;
+
+	*off += n;
+	return p;
+}
+
+/* Lays the arrays of @wk out from @base (8-byte aligned; NULL: none) and
+ * returns the bytes they take.  In this order every array is aligned:
+ * the sizes are multiples of 8, then 4, then 2. */
+static size_t work_layout(struct work *wk, unsigned char *base, unsigned cap,
+			  unsigned maxlen)
+{
+	const size_t n2 = 2 * (size_t)cap + 2;
+	size_t off = 0;
+
+	wk->it = take(base, &off, cap * sizeof(struct item));
+	wk->lw = take(base, &off, (cap + 1) * sizeof(uint64_t));
+	wk->wa = take(base, &off, n2 * sizeof(uint64_t));
+	wk->wb = take(base, &off, n2 * sizeof(uint64_t));
+	wk->parent = take(base, &off, 2 * (size_t)cap * sizeof(uint32_t));
+	wk->lead = take(base, &off, maxlen * 2 * (size_t)cap * sizeof(uint16_t));
+	wk->ilen = take(base, &off, cap);
+	wk->nlen = take(base, &off, cap);
+	wk->cap = cap;
+	wk->nat_m = wk->nat_d = 0;
+	return off;
+}
 
 static int item_cmp(const void *a, const void *b)
 {
@@ -538,30 +580,39 @@ static void sort_items(struct item *it, unsigned m)
 	}
 }
 
-/* The present symbols (ESC excluded) and their weights, in @it. */
-static unsigned gather(const struct gt_huff_hist *h, struct item *it)
+/* Symbol @s of weight @w as item @k, kept (the count returned grows)
+ * when @w is not 0: no branch on the weight. */
+static inline unsigned add_item(struct item *it, uint16_t *order, unsigned k,
+				unsigned s, uint64_t w, uint64_t *total)
 {
-	const unsigned eb = gt_dtype_exp_bits(h->dtype);
-	const unsigned ns = gt_huff_nsyms(h->dtype);
+	it[k].w = w;
+	it[k].sym = s;
+	order[k] = (uint16_t)s;
+	*total += w > (UINT64_C(1) << 52) ? (UINT64_C(1) << 52) : w;
+	return k + (w != 0);
+}
+
+/* The present symbols (ESC excluded) and their weights, in @it (room for
+ * the alphabet); their symbols, then ESC, in @order (for assign_codes). */
+static unsigned gather(const struct gt_huff_hist *h, struct item *it, uint16_t *order)
+{
+	const unsigned eb = gt_dtype_exp_bits(h->dtype), ne = 1u << eb;
+	const uint64_t *c = h->count;
 	uint64_t total = 0;
 	unsigned k = 0;
 
-	for (unsigned s = 0; s < ns; s++) {
-		uint64_t w = h->count[s];
-
-		/* ns is a multiple of 4; ZERO and RUN share a quad */
-		if (!(s & 3) && !(w | h->count[s + 1] | h->count[s + 2] | h->count[s + 3])) {
-			s += 3;
+	/* exponents four at a time: a block has a few dozen of the 2^E */
+	for (unsigned s = 0; s < ne; s += 4) {
+		if (!(c[s] | c[s + 1] | c[s + 2] | c[s + 3]))
 			continue;
-		}
-		if (s == GT_HUFF_ZERO(eb) && !w && h->count[GT_HUFF_RUN(eb)])
-			w = 1; /* runs are only used with a ZERO code */
-		if (s == GT_HUFF_ESC(eb) || !w)
-			continue;
-		it[k].w = w;
-		it[k++].sym = s;
-		total += w > (UINT64_C(1) << 52) ? (UINT64_C(1) << 52) : w;
+		for (unsigned j = s; j < s + 4; j++)
+			k = add_item(it, order, k, j, c[j], &total);
 	}
+	/* runs are only used with a ZERO code */
+	k = add_item(it, order, k, GT_HUFF_ZERO(eb),
+		     c[GT_HUFF_ZERO(eb)] ? c[GT_HUFF_ZERO(eb)] : !!c[GT_HUFF_RUN(eb)], &total);
+	k = add_item(it, order, k, GT_HUFF_NZERO(eb), c[GT_HUFF_NZERO(eb)], &total);
+	k = add_item(it, order, k, GT_HUFF_RUN(eb), c[GT_HUFF_RUN(eb)], &total);
 	/* keep package weights (<= maxlen * total) far from overflow */
 	while (total > (UINT64_C(1) << 48)) {
 		total = 0;
@@ -570,12 +621,13 @@ static unsigned gather(const struct gt_huff_hist *h, struct item *it)
 			total += it[j].w;
 		}
 	}
+	order[k] = (uint16_t)GT_HUFF_ESC(eb);
 	return k;
 }
 
-/* Native Huffman code lengths of @m >= 2 sorted items, into wk->ilen;
+/* Native Huffman code lengths of @m >= 2 sorted items wk->it, into @len;
  * returns the longest (which may exceed 255: clamped to 255). */
-static unsigned native_lengths(struct work *wk, unsigned m)
+static unsigned native_lengths(struct work *wk, unsigned m, uint8_t *len)
 {
 	uint64_t *w = wk->wa;
 	uint32_t *depth = (uint32_t *)wk->wb;
@@ -600,62 +652,97 @@ static unsigned native_lengths(struct work *wk, unsigned m)
 	for (unsigned j = qn - 1; j-- > 0;)
 		depth[j] = depth[wk->parent[j]] + 1;
 	for (unsigned j = 0; j < m; j++) {
-		wk->ilen[j] = (uint8_t)(depth[j] > 255 ? 255 : depth[j]);
+		len[j] = (uint8_t)(depth[j] > 255 ? 255 : depth[j]);
 		maxd = depth[j] > maxd ? depth[j] : maxd;
 	}
 	return maxd;
 }
 
-/* Optimal lengths <= @L of @m sorted items (2 <= m <= 2^L) by
+/*
+ * One level of package-merge: the leaves lw[0..m) merged with the
+ * packages (pairs) of the @pn items of @prev, a leaf first on a tie, into
+ * @cur; lead[k] = the leaves among the first k items.  Returns the items.
+ * Sentinels end the loop's two inputs (lw[m] = UINT64_MAX, and a package
+ * past the last that outweighs every leaf), so it needs no bounds test.
+ */
+static unsigned merge_level(const uint64_t *lw, unsigned m, uint64_t *prev,
+			    unsigned pn, uint64_t *cur, uint16_t *lead)
+{
+	const unsigned np = pn / 2, n = m + np;
+	unsigned a = 0, b = 0;
+
+	prev[2 * np] = prev[2 * np + 1] = UINT64_MAX / 2;
+	lead[0] = 0;
+	for (unsigned k = 0; k < n; k++) {
+		const uint64_t x = lw[a], y = prev[2 * b] + prev[2 * b + 1];
+
+		if (x <= y) {
+			cur[k] = x;
+			a++;
+		} else {
+			cur[k] = y;
+			b++;
+		}
+		lead[k + 1] = (uint16_t)a;
+	}
+	return n;
+}
+
+/*
+ * Optimal lengths <= @L of @m sorted items (2 <= m <= 2^L) by
  * package-merge, into wk->ilen.  The leaves selected at each level are a
- * prefix of the sorted items, so a length is a count of levels. */
+ * prefix of the sorted items, so a length is a count of levels: leaf j
+ * is selected at the levels whose count c of leaves exceeds j.
+ */
 static void package_merge(struct work *wk, unsigned m, unsigned L)
 {
+	const size_t stride = 2 * (size_t)wk->cap;
 	uint64_t *prev = wk->wa, *cur = wk->wb;
-	unsigned pn = m;
-	size_t t;
+	unsigned pn = m, t = 2 * m - 2;
 
 	for (unsigned j = 0; j < m; j++)
-		prev[j] = wk->it[j].w;
+		wk->lw[j] = prev[j] = wk->it[j].w;
+	wk->lw[m] = UINT64_MAX;
 	for (unsigned lev = L - 1; lev >= 1; lev--) {
-		const unsigned np = pn / 2;
-		unsigned a = 0, b = 0, cn = 0;
-		uint64_t *tmp;
+		uint64_t *tmp = prev;
 
-		while (a < m || b < np) {
-			const uint64_t pw = b < np ? prev[2 * b] + prev[2 * b + 1]
-						   : UINT64_MAX;
-
-			const int is_leaf = a < m && wk->it[a].w <= pw;
-
-			wk->leaf[lev][cn] = (uint8_t)is_leaf;
-			if (is_leaf) {
-				cur[cn++] = wk->it[a++].w;
-			} else {
-				cur[cn++] = pw;
-				b++;
-			}
-		}
-		tmp = prev;
+		pn = merge_level(wk->lw, m, prev, pn, cur, wk->lead + lev * stride);
 		prev = cur;
 		cur = tmp;
-		pn = cn;
 	}
+	/* ilen[c - 1]: the levels with c leaves selected, then suffix sums */
 	memset(wk->ilen, 0, m);
-	t = 2 * (size_t)m - 2;
 	for (unsigned lev = 1; lev <= L && t; lev++) {
-		size_t c = t;
+		const unsigned c = lev < L ? wk->lead[lev * stride + t] : t;
 
-		if (lev < L) {
-			c = 0;
-			for (size_t j = 0; j < t; j++)
-				c += wk->leaf[lev][j];
-		}
-		for (size_t j = 0; j < c; j++)
-			wk->ilen[j]++;
+		if (c)
+			wk->ilen[c - 1]++;
 		t = 2 * (t - c);
 	}
+	for (unsigned j = m - 1; j-- > 0;)
+		wk->ilen[j] += wk->ilen[j + 1];
 }
+
+/*
+ * Native Huffman lengths are package-merge's when none exceeds L, so
+ * build_pm takes them and skips package_merge.  Proof sketch: let H be
+ * the items of native_lengths() in the order it takes them (leaves and
+ * nodes by weight, a leaf first on a tie; node q is H[2q] + H[2q+1]).
+ * Then H = merge(leaves, pairs(H)): H is a fixed point of merge_level.
+ * Let X_r be the list r levels above the leaves (X_0 = leaves) and g_r
+ * the index in H of the first item of height > r.  By induction X_r >= H
+ * item by item (fewer, heavier packages) and X_r starts with H[0..g_r):
+ * the first q = g_r / 2 packages of X_r are H's nodes 0..q-1, the next
+ * is no lighter than node q, so X_{r+1} follows H up to node q, and
+ * node q (H[g_r]'s parent, of height > r + 1, after only leaves and
+ * nodes of height <= r + 1) is H[g_{r+1}].  Top-down, level k selects
+ * the first t_k items; where the list is H those are the items of depth
+ * >= k, whose nodes' children are the first items of level k + 1.  An
+ * item of height > L - k has depth < k (depth + height <= D <= L), so it
+ * lies past t_k: the list of level k (X_{L-k}) is H over all it
+ * selects, and a leaf is selected at the levels 1 to its depth.
+ * test_huff checks it against a reference package-merge.
+ */
 
 /* The low @n <= 16 bits of @c in reverse order (a few shifts: no loop). */
 static unsigned reverse_bits(unsigned c, unsigned n)
@@ -708,19 +795,24 @@ static void codes_of(struct gt_huff_table *t, const uint16_t *coded, unsigned k,
 	}
 }
 
-/* The codes of t->len[]; t->code[] is 0 (table_reset) where there is no
- * code. */
-static void assign_codes(struct gt_huff_table *t)
+/* The codes of t->len[] when only the @k symbols @order (increasing)
+ * can have one: gather()'s, a few dozen, not the whole alphabet.
+ * t->code[] is 0 (table_reset) where there is no code. */
+static void assign_codes(struct gt_huff_table *t, const uint16_t *order, unsigned k)
 {
 	unsigned cnt[GT_HUFF_MAXLEN_MAX + 1] = { 0 };
-	uint16_t coded[GT_HUFF_NSYM_MAX];
-	unsigned k = 0;
+	uint16_t coded[GT_HUFF_NSYM_MAX + 1];
+	unsigned n = 0;
 
-	for (unsigned s = next_coded(t, 0); s < t->nsyms; s = next_coded(t, s + 1)) {
+	for (unsigned j = 0; j < k; j++) {
+		const unsigned s = order[j];
+
+		coded[n] = (uint16_t)s; /* kept when it has a code */
+		n += t->len[s] != 0;
 		cnt[t->len[s]]++;
-		coded[k++] = (uint16_t)s;
 	}
-	codes_of(t, coded, k, cnt);
+	cnt[0] = 0;
+	codes_of(t, coded, n, cnt);
 }
 
 static void table_reset(struct gt_huff_table *t, enum gt_dtype dt,
@@ -732,47 +824,69 @@ static void table_reset(struct gt_huff_table *t, enum gt_dtype dt,
 	t->nsyms = gt_huff_nsyms(dt);
 }
 
-/* Lengths of the @m sorted items of wk->it from wk->ilen into @t. */
-static void set_lengths(struct gt_huff_table *t, struct work *wk, unsigned m)
+/* Lengths @len of the @m sorted items of wk->it into @t. */
+static void set_lengths(struct gt_huff_table *t, const struct work *wk, unsigned m,
+			const uint8_t *len)
 {
 	for (unsigned j = 0; j < m; j++)
-		t->len[wk->it[j].sym] = m == 1 ? 1 : wk->ilen[j];
+		t->len[wk->it[j].sym] = m == 1 ? 1 : len[j];
 }
 
-/* The builders take the @m present symbols, sorted, from wk->sorted. */
-static void build_gcomp(struct gt_huff_table *t, unsigned m, unsigned flags,
-			struct work *wk)
+/* The items of build_gcomp: the present symbols, and ESC (weight 1) for
+ * a static table, in wk->it; returns their number. */
+static unsigned gcomp_items(unsigned m, unsigned flags, unsigned esc, struct work *wk)
 {
-	const unsigned esc = GT_HUFF_ESC(gt_dtype_exp_bits(t->dtype));
-	int over = 0;
-
 	memcpy(wk->it, wk->sorted, m * sizeof(wk->it[0]));
 	if (flags & GT_HUFF_STATIC) {
 		wk->it[m].w = 1;
 		wk->it[m++].sym = esc;
 		sort_items(wk->it, m);
 	}
+	return m;
+}
+
+/* The builders take the @m present symbols, sorted, from wk->sorted;
+ * build_gcomp reuses build_pm's native lengths when it left them. */
+static void build_gcomp(struct gt_huff_table *t, unsigned m, unsigned flags,
+			struct work *wk)
+{
+	const unsigned esc = GT_HUFF_ESC(gt_dtype_exp_bits(t->dtype));
+	unsigned maxd = wk->nat_d;
+	int over = 0;
+
+	if (wk->nat_m) {
+		m = wk->nat_m;
+	} else {
+		m = gcomp_items(m, flags, esc, wk);
+		maxd = m >= 2 ? native_lengths(wk, m, wk->nlen) : 0;
+	}
 	if (!m)
 		return;
-	if (m >= 2 && native_lengths(wk, m) > t->maxlen) {
+	if (maxd > t->maxlen) {
 		/* §4.3: every code longer than n_θ is replaced by one escape
 		 * code, the first over-long code truncated to n_θ bits.  In a
 		 * canonical code the over-long codes fill the end of the code
 		 * space from a multiple of 2^-n_θ on, so that prefix is free. */
 		for (unsigned j = 0; j < m; j++) {
-			if (wk->ilen[j] > t->maxlen) {
+			if (wk->nlen[j] > t->maxlen) {
 				over = 1;
-				wk->ilen[j] = 0;
+				wk->nlen[j] = 0;
 			}
 		}
 	}
-	set_lengths(t, wk, m);
+	set_lengths(t, wk, m, wk->nlen);
 	if (over && !t->len[esc])
 		t->len[esc] = (uint8_t)t->maxlen;
 }
 
-static void build_pm(struct gt_huff_table *t, unsigned m, unsigned flags,
-		     struct work *wk)
+/*
+ * Returns 1 when the lengths are native Huffman lengths (none over
+ * maxlen) of build_gcomp's items: then GCOMP builds the same table.
+ * Otherwise native lengths of build_gcomp's items are left in wk->nlen
+ * (wk->nat_m) when the items are the same (no symbol skipped).
+ */
+static int build_pm(struct gt_huff_table *t, unsigned m, unsigned flags,
+		    struct work *wk)
 {
 	const unsigned esc = GT_HUFF_ESC(gt_dtype_exp_bits(t->dtype));
 	const unsigned cap = 1u << t->maxlen;
@@ -792,9 +906,19 @@ static void build_pm(struct gt_huff_table *t, unsigned m, unsigned flags,
 		wk->it[m++].sym = esc;
 		sort_items(wk->it, m);
 	}
-	if (m >= 2)
-		package_merge(wk, m, t->maxlen);
-	set_lengths(t, wk, m);
+	if (m < 2) {
+		set_lengths(t, wk, m, wk->ilen);
+		return 0;
+	}
+	wk->nat_d = native_lengths(wk, m, wk->nlen);
+	wk->nat_m = skip ? 0 : m;
+	if (wk->nat_d <= t->maxlen) {
+		set_lengths(t, wk, m, wk->nlen); /* see the proof above */
+		return !skip;
+	}
+	package_merge(wk, m, t->maxlen);
+	set_lengths(t, wk, m, wk->ilen);
+	return 0;
 }
 
 /* An empty table whose lengths and codes are cleared for its alphabet
@@ -824,7 +948,7 @@ static void best_of(struct gt_huff_table *t, const struct gt_huff_hist *h,
 	build_gcomp(&alt, m, flags, wk);
 	if (!memcmp(alt.len, t->len, t->nsyms))
 		return;
-	assign_codes(&alt);
+	assign_codes(&alt, wk->order, m + 1);
 	if (gt_huff_cost(t, h, &cp, &e) < 0 ||
 	    (gt_huff_cost(&alt, h, &cg, &e) == 0 && cg < cp)) {
 		memcpy(t->len, alt.len, t->nsyms * sizeof(t->len[0]));
@@ -832,30 +956,70 @@ static void best_of(struct gt_huff_table *t, const struct gt_huff_hist *h,
 	}
 }
 
-int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
-		  unsigned maxlen, enum gt_huff_method method, unsigned flags)
+/* gt_huff_build() of the @m symbols in wk->sorted. */
+static void build_with(struct gt_huff_table *t, const struct gt_huff_hist *h,
+		       unsigned m, enum gt_huff_method method, unsigned flags,
+		       struct work *wk)
 {
-	struct work *wk;
-	unsigned m;
+	int same = 0;
 
-	if (!gt_huff_nsyms(h->dtype) || maxlen < GT_HUFF_MAXLEN_MIN ||
-	    maxlen > GT_HUFF_MAXLEN_MAX || (unsigned)method > GT_HUFF_BEST)
-		return GT_ERR(INVAL);
-	wk = malloc(sizeof(*wk));
-	if (!wk)
-		return GT_ERR(NOMEM);
-	table_reset(t, h->dtype, maxlen);
-	m = gather(h, wk->sorted);
-	sort_items(wk->sorted, m);
 	if (method == GT_HUFF_GCOMP)
 		build_gcomp(t, m, flags, wk);
 	else
-		build_pm(t, m, flags, wk);
-	assign_codes(t);
-	if (method == GT_HUFF_BEST)
+		same = build_pm(t, m, flags, wk);
+	assign_codes(t, wk->order, m + 1);
+	/* same: GCOMP's table is this one, a tie that keeps PM */
+	if (method == GT_HUFF_BEST && !same)
 		best_of(t, h, m, flags, wk);
-	free(wk);
-	return 0;
+}
+
+/* gather()'s arrays on the stack up to f32's alphabet, the work area up
+ * to about 100 present symbols: no allocation for most blocks. */
+#define SORTED_STACK 260
+#define WORK_STACK 12288
+
+int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
+		  unsigned maxlen, enum gt_huff_method method, unsigned flags)
+{
+	const unsigned ns = gt_huff_nsyms(h->dtype);
+	struct item sorted[SORTED_STACK];
+	uint16_t order[SORTED_STACK + 1];
+	uint64_t area[WORK_STACK / sizeof(uint64_t)];
+	unsigned char *gheap = NULL, *wheap = NULL, *base = (unsigned char *)area;
+	struct work wk;
+	size_t need;
+	unsigned m;
+	int rc = GT_ERR(NOMEM);
+
+	if (!ns || maxlen < GT_HUFF_MAXLEN_MIN || maxlen > GT_HUFF_MAXLEN_MAX ||
+	    (unsigned)method > GT_HUFF_BEST)
+		return GT_ERR(INVAL);
+	wk.sorted = sorted;
+	wk.order = order;
+	if (ns > SORTED_STACK) {
+		/* f64: gather()'s arrays for its whole alphabet */
+		gheap = malloc(ns * sizeof(sorted[0]) + (ns + 1) * sizeof(order[0]));
+		if (!gheap)
+			return GT_ERR(NOMEM);
+		wk.sorted = (struct item *)gheap;
+		wk.order = (uint16_t *)(gheap + ns * sizeof(sorted[0]));
+	}
+	m = gather(h, wk.sorted, wk.order);
+	sort_items(wk.sorted, m);
+	need = work_layout(&wk, NULL, m + 1, maxlen);
+	if (need > sizeof(area)) {
+		wheap = malloc(need);
+		base = wheap;
+	}
+	if (base) {
+		work_layout(&wk, base, m + 1, maxlen);
+		table_reset(t, h->dtype, maxlen);
+		build_with(t, h, m, method, flags, &wk);
+		rc = 0;
+	}
+	free(wheap);
+	free(gheap);
+	return rc;
 }
 
 /* ---- using codes --------------------------------------------------------- */

@@ -146,7 +146,8 @@ size_t gt_huff_zeros_from(const void *src, enum gt_dtype dt, size_t i, size_t n)
  * the first over-long code) stands for them.  PM: package-merge over the
  * present symbols plus ESC; when they are more than 2^maxlen, the rarest
  * are escaped.  No symbol present: an empty table (0 codes).  One symbol:
- * a 1-bit code.  Allocates a work area (about 130 KiB) for the call.
+ * a 1-bit code.  Allocates a work area only for f64 or over about 100
+ * present symbols (the rest is on the stack, about 17 KiB).
  * @return 0, GT_ERR(INVAL) (bad dtype, maxlen or method), GT_ERR(NOMEM).
  */
 int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,

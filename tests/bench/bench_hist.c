@@ -12,7 +12,7 @@
 
 /*
  * usage: bench_hist [--repeat N] [--method gcomp|pm|best] [--values N]
- *	[--enc-words] TRACE.h5
+ *	[--enc-words] [--build-only] TRACE.h5
  *
  * Every f32 gradient tensor of the trace is one block, as gcomp and
  * huffexp code it; with --values, the blocks are copied (to fresh
@@ -22,7 +22,8 @@
  * value), and gt_huff_build (maxlen 12) + gt_huff_save + gt_huff_cost +
  * gt_huff_resolve of every symbol, as the codecs do per block (us per
  * block; --enc-words: gt_huff_enc_words instead), and a checksum of the saved tables (the same before and after
- * a change that must not change them).
+ * a change that must not change them).  --build-only: gt_huff_build
+ * alone is timed (its lengths and codes are still summed).
  */
 
 #define MAX_SEGS 8192
@@ -94,6 +95,27 @@ static double time_hist(const struct seg *sg, size_t ns, enum gt_isa isa,
 	return now() - t0;
 }
 
+/* gt_huff_build of every block; *@sum_ret: a checksum of the tables. */
+static double time_builds(const struct gt_huff_hist *h, size_t ns,
+			  enum gt_huff_method method, uint64_t *sum_ret)
+{
+	static struct gt_huff_table t;
+	uint64_t sum = 0;
+	double el = 0;
+
+	for (size_t j = 0; j < ns; j++) {
+		const double t0 = now();
+
+		if (gt_huff_build(&t, &h[j], 12, method, 0) < 0)
+			exit(1);
+		el += now() - t0;
+		for (unsigned s = 0; s < t.nsyms; s++)
+			sum = sum * 31 + (t.len[s] | (uint64_t)t.code[s] << 8);
+	}
+	*sum_ret = sum;
+	return el;
+}
+
 /* The table work of every block; *@sum_ret: a checksum of the bytes. */
 static double time_tables(const struct gt_huff_hist *h, size_t ns,
 			  enum gt_huff_method method, int enc_words, uint64_t *sum_ret)
@@ -139,13 +161,16 @@ int main(int argc, char **argv)
 	static double t[101];
 	struct gt_huff_hist *h;
 	enum gt_huff_method method = GT_HUFF_BEST;
-	int reps = 11, a = 1, enc_words = 0;
+	int reps = 11, a = 1, enc_words = 0, build_only = 0;
 	size_t ns, nv = 0, want = 0;
 	uint64_t sum = 0;
 
 	for (; a + 1 < argc && argv[a][0] == '-'; a += 2) {
 		if (!strcmp(argv[a], "--enc-words")) {
 			enc_words = 1;
+			a--;
+		} else if (!strcmp(argv[a], "--build-only")) {
+			build_only = 1;
 			a--;
 		} else if (!strcmp(argv[a], "--repeat"))
 			reps = atoi(argv[a + 1]);
@@ -156,7 +181,7 @@ int main(int argc, char **argv)
 	}
 	if (a != argc - 1 || reps < 1 || reps > 101 || (int)method < 0) {
 		fprintf(stderr, "usage: bench_hist [--repeat N] [--method M] [--values N] "
-			"[--enc-words] TRACE.h5\n");
+			"[--enc-words] [--build-only] TRACE.h5\n");
 		return 2;
 	}
 	ns = load(argv[a], sg);
@@ -185,10 +210,12 @@ int main(int argc, char **argv)
 		       t[reps / 2] * 1e9 / (double)nv);
 	}
 	for (int r = 0; r < reps; r++)
-		t[r] = time_tables(h, ns, method, enc_words, &sum);
+		t[r] = build_only ? time_builds(h, ns, method, &sum)
+				  : time_tables(h, ns, method, enc_words, &sum);
 	qsort(t, (size_t)reps, sizeof(t[0]), cmp_d);
-	printf("tables %s%s: %.3f us/block (checksum %016llx)\n", gt_huff_method_name(method),
-	       enc_words ? " (enc_words)" : "", t[reps / 2] * 1e6 / (double)ns,
+	printf("%s %s%s: %.3f us/block (checksum %016llx)\n",
+	       build_only ? "builds" : "tables", gt_huff_method_name(method),
+	       enc_words && !build_only ? " (enc_words)" : "", t[reps / 2] * 1e6 / (double)ns,
 	       (unsigned long long)sum);
 	return 0;
 }

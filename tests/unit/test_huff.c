@@ -608,6 +608,234 @@ static void test_tables_golden(void)
 	CHECK(hsh == UINT64_C(0x8d1d9c13634fde8d));
 }
 
+/* ---- a reference package-merge ------------------------------------------ */
+
+#define REF_N 302 /* items: up to 300 symbols and ESC */
+
+struct ref_item {
+	uint64_t w;
+	unsigned sym;   /* a leaf's symbol */
+	int leaf;
+	unsigned i;     /* a leaf's index in the sorted items; a package's */
+};
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct ref_item *x = a, *y = b;
+
+	if (x->w != y->w)
+		return x->w < y->w ? -1 : 1;
+	return (x->sym > y->sym) - (x->sym < y->sym);
+}
+
+/* The leaves of item @k of level @lev: one more level for each. */
+static void ref_select(struct ref_item (*lv)[2 * REF_N], unsigned lev, unsigned k,
+		       unsigned *len)
+{
+	const struct ref_item *x = &lv[lev][k];
+
+	if (x->leaf) {
+		len[x->i]++;
+		return;
+	}
+	ref_select(lv, lev + 1, 2 * x->i, len);
+	ref_select(lv, lev + 1, 2 * x->i + 1, len);
+}
+
+/*
+ * Package-merge as the textbook has it, one item at a time: level L is
+ * the @n sorted leaves, level k the leaves merged with the packages of
+ * two items of level k + 1 (a leaf first on equal weights), and every
+ * leaf under the first 2n - 2 items of level 1 gets one more bit.
+ */
+static void ref_package_merge(const struct ref_item *leaves, unsigned n, unsigned L,
+			      unsigned *len)
+{
+	static struct ref_item lv[GT_HUFF_MAXLEN_MAX + 1][2 * REF_N];
+	unsigned cnt = n;
+
+	memcpy(lv[L], leaves, n * sizeof(*leaves));
+	for (unsigned j = 0; j < n; j++) {
+		lv[L][j].leaf = 1;
+		lv[L][j].i = j;
+		len[j] = 0;
+	}
+	for (unsigned lev = L - 1; lev >= 1; lev--) {
+		const unsigned np = cnt / 2;
+		unsigned a = 0, b = 0, k = 0;
+
+		while (a < n || b < np) {
+			const uint64_t pw = b < np ? lv[lev + 1][2 * b].w + lv[lev + 1][2 * b + 1].w : 0;
+
+			if (a < n && (b == np || lv[L][a].w <= pw)) {
+				lv[lev][k++] = lv[L][a++];
+			} else {
+				lv[lev][k].w = pw;
+				lv[lev][k].leaf = 0;
+				lv[lev][k++].i = b++;
+			}
+		}
+		cnt = k;
+	}
+	for (unsigned k = 0; k < 2 * n - 2; k++)
+		ref_select(lv, 1, k, len);
+}
+
+/* The PM lengths gt_huff.h describes for @h (no count of ESC or RUN):
+ * present symbols, the rarest escaped when they are more than 2^L. */
+static void ref_pm_table(const struct gt_huff_hist *h, unsigned L, unsigned flags,
+			 uint8_t *lens)
+{
+	static struct ref_item it[GT_HUFF_NSYM_MAX + 1];
+	unsigned len[REF_N];
+	const unsigned esc = GT_HUFF_ESC(gt_dtype_exp_bits(h->dtype));
+	const int need = (flags & GT_HUFF_STATIC) != 0;
+	unsigned n = 0, skip = 0;
+	uint64_t esc_w = 0;
+
+	memset(lens, 0, GT_HUFF_NSYM_MAX);
+	for (unsigned s = 0; s < gt_huff_nsyms(h->dtype); s++)
+		if (h->count[s]) {
+			it[n].w = h->count[s];
+			it[n++].sym = s;
+		}
+	qsort(it, n, sizeof(it[0]), ref_cmp);
+	if ((need || n > 1u << L) && n > (1u << L) - 1)
+		skip = n - ((1u << L) - 1);
+	for (unsigned j = 0; j < skip; j++)
+		esc_w += it[j].w;
+	memmove(it, it + skip, (n - skip) * sizeof(it[0]));
+	n -= skip;
+	if (need || skip) {
+		it[n].w = esc_w ? esc_w : 1;
+		it[n++].sym = esc;
+		qsort(it, n, sizeof(it[0]), ref_cmp);
+	}
+	if (n == 1)
+		lens[it[0].sym] = 1;
+	if (n < 2)
+		return;
+	ref_package_merge(it, n, L, len);
+	for (unsigned j = 0; j < n; j++)
+		lens[it[j].sym] = (uint8_t)len[j];
+}
+
+/* Canonical codes of @t's lengths, bit-reversed, the slow way. */
+static int codes_canonical(const struct gt_huff_table *t)
+{
+	unsigned code = 0;
+	int ok = 1;
+
+	for (unsigned l = 1; l <= GT_HUFF_MAXLEN_MAX; l++, code <<= 1) {
+		for (unsigned s = 0; s < t->nsyms; s++) {
+			unsigned r = 0;
+
+			if (t->len[s] != l)
+				continue;
+			for (unsigned b = 0; b < l; b++)
+				r |= (code >> b & 1) << (l - 1 - b);
+			ok &= t->code[s] == r;
+			code++;
+		}
+	}
+	for (unsigned s = 0; s < t->nsyms; s++)
+		ok &= t->len[s] || !t->code[s];
+	return ok;
+}
+
+/* 2..300 exponent symbols (f64's alphabet past f32's), with weights of
+ * one of six shapes, most of them full of ties; total < 2^48 (no
+ * rescaling in gather). */
+static unsigned ties_hist(struct gt_huff_hist *h)
+{
+	const unsigned m = 2 + (unsigned)(check_rand() % 299);
+	const enum gt_dtype dt = m > 200 ? GT_DT_F64 : m > 24 ? GT_DT_F32 : GT_DT_F16;
+	const unsigned ne = 1u << gt_dtype_exp_bits(dt), shape = (unsigned)(check_rand() % 6);
+	const unsigned step = 1 + (unsigned)(check_rand() % 3);
+	uint64_t f0 = 1, f1 = 1;
+
+	gt_huff_hist_init(h, dt);
+	for (unsigned j = 0, s = (unsigned)(check_rand() % ne); j < m; j++) {
+		uint64_t c = 7; /* shape 0: all equal */
+
+		while (h->count[s % ne])
+			s++;
+		if (shape == 1)
+			c = 1 + check_rand() % 3;
+		else if (shape == 2)
+			c = 1 + check_rand() % 1000;
+		else if (shape == 3) /* Fibonacci: long native codes */
+			c = j < 60 ? f0 : 1 + check_rand() % 5;
+		else if (shape == 4)
+			c = 1ull << (check_rand() % 8 * step);
+		else if (shape == 5)
+			c = 1 + (check_rand() >> (26 + check_rand() % 38));
+		f1 += f0;
+		f0 = f1 - f0;
+		h->count[s % ne] = c;
+		s += step;
+	}
+	return m;
+}
+
+/*
+ * PM against the reference on random histograms, every maxlen, flags
+ * random: the same lengths; codes canonical; BEST is PM or GCOMP,
+ * whichever costs less (PM on a tie).
+ */
+static void test_pm_reference(void)
+{
+	static struct gt_huff_hist h;
+	static struct gt_huff_table t, g, b;
+	static uint8_t want[GT_HUFF_NSYM_MAX];
+
+	for (int round = 0; round < 3000; round++) {
+		const unsigned m = ties_hist(&h);
+		const unsigned L = 1 + (unsigned)(round % 15);
+		const unsigned flags = (unsigned)(check_rand() % 2);
+		uint64_t cp, cg, e;
+		int ok;
+
+		ref_pm_table(&h, L, flags, want);
+		CHECK_RC(gt_huff_build(&t, &h, L, GT_HUFF_PM, flags), 0);
+		ok = !memcmp(t.len, want, t.nsyms);
+		CHECK(ok);
+		if (!ok)
+			fprintf(stderr, "round %d: m %u L %u flags %u\n", round, m, L, flags);
+		CHECK(codes_canonical(&t));
+		CHECK_RC(gt_huff_build(&g, &h, L, GT_HUFF_GCOMP, flags), 0);
+		CHECK_RC(gt_huff_build(&b, &h, L, GT_HUFF_BEST, flags), 0);
+		CHECK(codes_canonical(&g) && codes_canonical(&b));
+		CHECK_RC(gt_huff_cost(&t, &h, &cp, &e), 0);
+		CHECK_RC(gt_huff_cost(&g, &h, &cg, &e), 0);
+		CHECK(!memcmp(&b, cg < cp ? &g : &t, sizeof(b)));
+	}
+}
+
+/* BEST when PM escapes the rarest (its items are not GCOMP's, which
+ * include every symbol, so the builders share nothing) and GCOMP's table
+ * costs less: BEST is GCOMP's. */
+static void test_best_skipped(void)
+{
+	static const uint64_t c[7] = { 29, 23, 20, 65, 3, 4, 153 };
+	static struct gt_huff_hist h;
+	static struct gt_huff_table p, g, b;
+	uint64_t cp, cg, e;
+
+	gt_huff_hist_init(&h, GT_DT_F16);
+	memcpy(h.count, c, sizeof(c));
+	CHECK_RC(gt_huff_build(&p, &h, 2, GT_HUFF_PM, GT_HUFF_STATIC), 0);
+	CHECK_RC(gt_huff_build(&g, &h, 2, GT_HUFF_GCOMP, GT_HUFF_STATIC), 0);
+	CHECK_RC(gt_huff_build(&b, &h, 2, GT_HUFF_BEST, GT_HUFF_STATIC), 0);
+	for (unsigned s = 0; s < 7; s++) /* the three rarest escaped */
+		CHECK(p.len[s] == (s == 0 || s == 3 || s == 6 ? 2 : 0));
+	CHECK(p.len[GT_HUFF_ESC(5)] == 2);
+	CHECK_RC(gt_huff_cost(&p, &h, &cp, &e), 0);
+	CHECK_RC(gt_huff_cost(&g, &h, &cg, &e), 0);
+	CHECK(cp == 4111 && cg == 4103);
+	CHECK(!memcmp(&b, &g, sizeof(b)));
+}
+
 /* Bit-by-bit decoding against the canonical codes vs the LUT. */
 static unsigned slow_decode(const struct gt_huff_table *t, struct gt_bitr *r)
 {
@@ -709,6 +937,8 @@ int main(int argc, char **argv)
 	RUN(test_hist_isa_runs);
 	RUN(test_hist_isa_large);
 	RUN(test_tables_golden);
+	RUN(test_pm_reference);
+	RUN(test_best_skipped);
 	RUN(test_lut_vs_slow);
 	RUN(test_load_rejects);
 	return check_done("test_huff");

@@ -638,16 +638,21 @@ GC_INLINE void put_codes(struct gt_bitw_fast *f, __m512i pr)
 /* The values at @i in lanes @live (the others are none): codes, the
  * carriers' levels, words. */
 GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint8_t *lv,
-		     size_t i, __mmask16 live, __m512i shv, __m512i wdv, struct gt_bitw_fast *cw,
-		     struct gt_bitw_fast *mw, struct gt_bitw_fast *lw)
+		     size_t i, size_t left, __mmask16 live, __m512i shv, __m512i wdv,
+		     struct gt_bitw_fast *cw, struct gt_bitw_fast *mw, struct gt_bitw_fast *lw)
 {
-	const __m512i u = _mm512_maskz_loadu_epi32(live, cv + i), zero = _mm512_setzero_si512();
+	/* all sixteen read where they exist (the loads then need not wait
+	 * for @live, which waits for the search for a run) */
+	const __m512i u = left >= 16 ? _mm512_loadu_si512(cv + i) :
+				       _mm512_maskz_loadu_epi32(live, cv + i);
+	const __m512i zero = _mm512_setzero_si512();
 	const __m512i ex = _mm512_and_si512(_mm512_srli_epi32(u, 23), _mm512_set1_epi32(0xff));
 	const __mmask16 zm = ep->zt ? _mm512_cmpeq_epi32_mask(_mm512_slli_epi32(u, 1), zero) : 0;
 	const __mmask16 zp = _mm512_cmpeq_epi32_mask(u, zero) & zm;
 	const __mmask16 mm = (__mmask16)(~zm | (ep->zc[0] ? zp : 0) | (ep->zc[1] ? zm & ~zp : 0)) &
 			     live;
-	const __m128i lb = _mm_maskz_loadu_epi8(live, lv + i);
+	const __m128i lb = left >= 16 ? _mm_loadu_si128((const __m128i *)(const void *)(lv + i)) :
+					_mm_maskz_loadu_epi8(live, lv + i);
 	const __m512i l = _mm512_cvtepu8_epi32(lb);
 	/* ±0.0 (zm) takes its own code below */
 	__m512i ce = lookup_win(ep, ex, live & (__mmask16)~zm), w;
@@ -765,7 +770,7 @@ GC_TARGET size_t gc_avx512_encode(const struct gc_eparams *ep, const uint32_t *c
 			live &= (__mmask16)(r ? (1u << __builtin_ctz(r)) - 1 : 0xffff);
 		}
 		if (live)
-			enc16(ep, cv, lv, i, live, shv, wdv, &c, &m, &l);
+			enc16(ep, cv, lv, i, left, live, shv, wdv, &c, &m, &l);
 		if (!r) {
 			i += left < 16 ? left : 16;
 			continue;

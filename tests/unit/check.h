@@ -45,6 +45,16 @@ static inline void check_run(const char *name, void (*fn)(void))
 }
 #define RUN(fn) check_run(#fn, fn)
 
+/* FNV-1a over @n bytes at @p from @h: digests of output the tests pin. */
+static inline uint64_t check_fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * UINT64_C(0x100000001b3);
+	return h;
+}
+
 /* splitmix64: a small seeded generator; tests print their seed. */
 static inline uint64_t check_rand(void)
 {

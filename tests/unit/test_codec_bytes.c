@@ -26,15 +26,6 @@ struct golden {
 
 #include "codec_bytes.h"
 
-static uint64_t fnv(uint64_t h, const void *p, size_t len)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ b[i]) * UINT64_C(0x100000001b3);
-	return h;
-}
-
 static size_t read_grads(float *x)
 {
 	FILE *f = fopen("samples/grads.f32", "rb");
@@ -108,8 +99,8 @@ static int digest(const char *spec, const char *dtype, enum gt_isa isa, uint64_t
 				gt_codec_free(ctx);
 				return -1;
 			}
-			*enc = fnv(fnv(*enc, &len, sizeof(len)), buf, len);
-			*dec = fnv(*dec, back, n * w);
+			*enc = check_fnv(check_fnv(*enc, &len, sizeof(len)), buf, len);
+			*dec = check_fnv(*dec, back, n * w);
 		}
 	}
 	gt_codec_free(ctx);

@@ -889,6 +889,38 @@ static int have_avx512(void)
 	return rc == 0;
 }
 
+/* The arrays of a test of the vector kernels: gradients, parameters, two
+ * states and the decoded values, @n each, zeroed. */
+struct isa_arrays {
+	float *g, *p, *s0, *s1, *dec;
+};
+
+/* Allocates @a; 0 with a line saying so when this CPU does not run the
+ * kernels (the test then only frees @a). */
+static int isa_alloc(const char *test, size_t n, struct isa_arrays *a)
+{
+	a->g = calloc(n, 4);
+	a->p = calloc(n, 4);
+	a->s0 = calloc(n, 4);
+	a->s1 = calloc(n, 4);
+	a->dec = calloc(n, 4);
+	CHECK(a->g && a->p && a->s0 && a->s1 && a->dec);
+	if (!have_avx512()) {
+		printf("%s: isa=avx512 not available here, skipped\n", test);
+		return 0;
+	}
+	return a->g && a->p && a->s0 && a->s1 && a->dec;
+}
+
+static void isa_free(struct isa_arrays *a)
+{
+	free(a->g);
+	free(a->p);
+	free(a->s0);
+	free(a->s1);
+	free(a->dec);
+}
+
 /* The block meta then every chunk of @chunk values, back to back, as
  * gcomp:@opts codes @g; a malloc'd buffer of *@len_ret bytes. */
 static unsigned char *encode_isa(const char *opts, const struct gt_optim *o, const float *g,
@@ -989,17 +1021,14 @@ static void test_isa_random(void)
 		GT_OPT_RMSPROP, GT_OPT_ADAM, GT_OPT_ADAMW,
 	};
 	const size_t n = 3 * CHUNK + 11;
-	float *g = malloc(n * 4), *p = malloc(n * 4), *s0 = malloc(n * 4);
-	float *s1 = malloc(n * 4), *dec = malloc(n * 4);
+	struct isa_arrays a;
 
-	if (!have_avx512()) {
-		printf("test_isa_random: isa=avx512 not available here, skipped\n");
+	if (!isa_alloc("test_isa_random", n, &a))
 		goto out;
-	}
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		for (int variant = 0; variant < 4; variant++) {
 			struct gt_optim o = sgd(0.01);
-			struct gt_codec_aux aux = { p, { s0, s1 } };
+			struct gt_codec_aux aux = { a.p, { a.s0, a.s1 } };
 			size_t run = 0;
 			int neg = 0;
 
@@ -1019,33 +1048,29 @@ static void test_isa_random(void)
 			for (size_t i = 0; i < n; i++) {
 				const uint64_t r = check_rand(), r2 = check_rand();
 
-				g[i] = odd_float(r, 1e-3);
-				p[i] = (float)(0.1 * ((double)(r2 >> 20 & 0xffff) / 32768.0 - 1));
-				s0[i] = (r2 >> 1) % 89 == 0 ? odd_float(r2 >> 7, 1e-3) : g[i] * 0.5f;
-				s1[i] = (r2 >> 2) % 83 == 0 ? odd_float(r2 >> 9, 1e-6) : g[i] * g[i];
+				a.g[i] = odd_float(r, 1e-3);
+				a.p[i] = (float)(0.1 * ((double)(r2 >> 20 & 0xffff) / 32768.0 - 1));
+				a.s0[i] = (r2 >> 1) % 89 == 0 ? odd_float(r2 >> 7, 1e-3) : a.g[i] * 0.5f;
+				a.s1[i] = (r2 >> 2) % 83 == 0 ? odd_float(r2 >> 9, 1e-6) : a.g[i] * a.g[i];
 				if (r2 % 8)
-					near_threshold(&o, g, p, aux.state[0], aux.state[1], i,
+					near_threshold(&o, a.g, a.p, aux.state[0], aux.state[1], i,
 						       check_rand());
 				/* stretches of +0.0 (RUN tokens from 8 on), some of -0.0 */
 				if (run == 0 && r % 61 == 0)
 					run = (size_t)(r >> 32) % 40 + 1, neg = r >> 50 & 1 && r >> 51 & 1;
 				if (run) {
-					g[i] = neg ? -0.0f : 0.0f;
+					a.g[i] = neg ? -0.0f : 0.0f;
 					run--;
 				}
 			}
 			for (size_t i = n - 20; i < n; i++)
-				g[i] = variant & 1 ? 0.0f : g[i]; /* a run at the end */
-			same_bytes(&o, g, n, &aux);
-			levels_full_multi(&o, g, n, &aux, dec, ",isa=avx512");
+				a.g[i] = variant & 1 ? 0.0f : a.g[i]; /* a run at the end */
+			same_bytes(&o, a.g, n, &aux);
+			levels_full_multi(&o, a.g, n, &aux, a.dec, ",isa=avx512");
 		}
 	}
 out:
-	free(g);
-	free(p);
-	free(s0);
-	free(s1);
-	free(dec);
+	isa_free(&a);
 }
 
 /* A float of magnitude 2^[lo, hi) with a random significand and sign. */
@@ -1127,17 +1152,14 @@ static void test_isa_extremes(void)
 	static const double eps[] = { 0, 1e-8, 0.5 };
 	static const char *const extra[] = { "", ",margin=-40", ",margin=40" };
 	const size_t n = 2 * CHUNK + 5;
-	float *g = malloc(n * 4), *p = malloc(n * 4), *s0 = malloc(n * 4);
-	float *s1 = malloc(n * 4), *dec = malloc(n * 4);
+	struct isa_arrays a;
 
-	if (!have_avx512()) {
-		printf("test_isa_extremes: isa=avx512 not available here, skipped\n");
+	if (!isa_alloc("test_isa_extremes", n, &a))
 		goto out;
-	}
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		for (size_t v = 0; v < 9; v++) {
 			struct gt_optim o = sgd(v % 2 ? 1e-3 : 3e-7);
-			struct gt_codec_aux aux = { p, { s0, s1 } };
+			struct gt_codec_aux aux = { a.p, { a.s0, a.s1 } };
 
 			o.kind = kinds[k];
 			o.have = ~0u;
@@ -1153,31 +1175,27 @@ static void test_isa_extremes(void)
 				const uint64_t r = check_rand(), r2 = check_rand(), r3 = check_rand();
 				const int w = (int)(r3 % 4);
 
-				g[i] = wide_float(r, w ? -40 : -126, w ? 0 : 100);
-				p[i] = r2 % 13 == 0 ? 0.0f : wide_float(r2, w ? -30 : -149, w ? 2 : 100);
-				s0[i] = fabsf(wide_float(r3, w ? -60 : -149, w ? 0 : 100));
-				s1[i] = fabsf(wide_float(r3 * 7, w ? -90 : -149, w ? -10 : 100));
+				a.g[i] = wide_float(r, w ? -40 : -126, w ? 0 : 100);
+				a.p[i] = r2 % 13 == 0 ? 0.0f : wide_float(r2, w ? -30 : -149, w ? 2 : 100);
+				a.s0[i] = fabsf(wide_float(r3, w ? -60 : -149, w ? 0 : 100));
+				a.s1[i] = fabsf(wide_float(r3 * 7, w ? -90 : -149, w ? -10 : 100));
 				if (r3 % 29 == 0)
-					s1[i] = s0[i] = r3 % 2 ? -s0[i] : 0.0f;
+					a.s1[i] = a.s0[i] = r3 % 2 ? -a.s0[i] : 0.0f;
 				/* whole vectors of one edge: one unsure lane
 				 * sends its sixteen to the exact test */
-				if (edge_case(&o, (unsigned)(i / 16 * 0x9e3779b9u >> 7) % 5, g + i,
-					      s0 + i, s1 + i))
-					off_threshold(&o, g, p, s0, s1, i, check_rand());
+				if (edge_case(&o, (unsigned)(i / 16 * 0x9e3779b9u >> 7) % 5, a.g + i,
+					      a.s0 + i, a.s1 + i))
+					off_threshold(&o, a.g, a.p, a.s0, a.s1, i, check_rand());
 				else if (r2 % 4)
-					near_threshold(&o, g, p, s0, s1, i, check_rand());
+					near_threshold(&o, a.g, a.p, a.s0, a.s1, i, check_rand());
 			}
-			same_bytes_opts(&o, g, n, &aux, extra[v / 3]);
+			same_bytes_opts(&o, a.g, n, &aux, extra[v / 3]);
 			if (v < 3)
-				levels_full_multi(&o, g, n, &aux, dec, ",isa=avx512");
+				levels_full_multi(&o, a.g, n, &aux, a.dec, ",isa=avx512");
 		}
 	}
 out:
-	free(g);
-	free(p);
-	free(s0);
-	free(s1);
-	free(dec);
+	isa_free(&a);
 }
 
 /*
@@ -1189,9 +1207,8 @@ out:
 static void test_isa_tiny_sum(void)
 {
 	const size_t n = 1024;
-	float *g = malloc(n * 4), *p = malloc(n * 4), *s0 = calloc(n, 4), *s1 = calloc(n, 4);
+	struct isa_arrays a;
 	struct gt_optim o = sgd(3e-7);
-	const struct gt_codec_aux aux = { p, { s0, s1 } };
 
 	o.kind = GT_OPT_ADAMW;
 	o.have = ~0u;
@@ -1199,20 +1216,15 @@ static void test_isa_tiny_sum(void)
 	o.beta2 = 1 - 0x1p-40;
 	o.eps = 0;
 	o.t = 7;
-	if (!have_avx512()) {
-		printf("test_isa_tiny_sum: isa=avx512 not available here, skipped\n");
+	if (!isa_alloc("test_isa_tiny_sum", n, &a))
 		goto out;
-	}
 	for (size_t i = 0; i < n; i++) {
-		g[i] = (float)ldexp(1.0 + (double)(check_rand() & 0x7fffff) / 0x800000, -53);
-		off_threshold(&o, g, p, s0, s1, i, check_rand());
+		a.g[i] = (float)ldexp(1.0 + (double)(check_rand() & 0x7fffff) / 0x800000, -53);
+		off_threshold(&o, a.g, a.p, a.s0, a.s1, i, check_rand());
 	}
-	same_bytes(&o, g, n, &aux);
+	same_bytes(&o, a.g, n, &(const struct gt_codec_aux){ a.p, { a.s0, a.s1 } });
 out:
-	free(g);
-	free(p);
-	free(s0);
-	free(s1);
+	isa_free(&a);
 }
 
 /* The same on every gradient of the sample traces, with their optimizers. */

@@ -478,15 +478,6 @@ static void test_hist_isa_large(void)
 
 /* ---- tables: the same bytes as before ----------------------------------- */
 
-static uint64_t fnv(uint64_t hsh, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++)
-		hsh = (hsh ^ c[i]) * UINT64_C(0x100000001b3);
-	return hsh;
-}
-
 /* A fixed sequence (not the test's seed: the digest is a constant). */
 static uint64_t fixed_rand(uint64_t *st)
 {
@@ -567,20 +558,20 @@ static uint64_t table_digest(uint64_t hsh, const struct gt_huff_table *t,
 	size_t len = 0;
 
 	CHECK_RC(gt_huff_save(t, buf, sizeof(buf), &len), 0);
-	hsh = fnv(hsh, buf, len);
-	hsh = fnv(hsh, t->len, t->nsyms);
-	hsh = fnv(hsh, t->code, t->nsyms * sizeof(t->code[0]));
+	hsh = check_fnv(hsh, buf, len);
+	hsh = check_fnv(hsh, t->len, t->nsyms);
+	hsh = check_fnv(hsh, t->code, t->nsyms * sizeof(t->code[0]));
 	v[0] = (uint64_t)gt_huff_cost(t, h, &v[1], &v[2]);
-	hsh = fnv(hsh, v, sizeof(v));
+	hsh = check_fnv(hsh, v, sizeof(v));
 	for (unsigned s = 0; s < t->nsyms; s++) {
 		struct gt_huff_sym r = { 0, 0, 0, 0 };
 		const uint64_t w[2] = { (uint64_t)gt_huff_resolve(t, s, &r),
 					r.bits | (uint64_t)r.nbits << 32 |
 						(uint64_t)r.mant << 40 | (uint64_t)r.escaped << 41 };
 
-		hsh = fnv(hsh, w, sizeof(w));
+		hsh = check_fnv(hsh, w, sizeof(w));
 	}
-	hsh = fnv(hsh, &(uint64_t){ (uint64_t)gt_huff_runs_used(t) }, 8);
+	hsh = check_fnv(hsh, &(uint64_t){ (uint64_t)gt_huff_runs_used(t) }, 8);
 	check_enc_words(t);
 	return hsh;
 }

@@ -985,7 +985,9 @@ int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
 	struct item sorted[SORTED_STACK];
 	uint16_t order[SORTED_STACK + 1];
 	uint64_t area[WORK_STACK / sizeof(uint64_t)];
-	unsigned char *gheap = NULL, *wheap = NULL, *base = (unsigned char *)area;
+	unsigned char *wheap = NULL, *base = (unsigned char *)area;
+	struct item *hsorted = NULL;
+	uint16_t *horder = NULL;
 	struct work wk;
 	size_t need;
 	unsigned m;
@@ -998,11 +1000,15 @@ int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
 	wk.order = order;
 	if (ns > SORTED_STACK) {
 		/* f64: gather()'s arrays for its whole alphabet */
-		gheap = malloc(ns * sizeof(sorted[0]) + (ns + 1) * sizeof(order[0]));
-		if (!gheap)
+		hsorted = malloc(ns * sizeof(hsorted[0]));
+		horder = malloc((ns + 1) * sizeof(horder[0]));
+		if (!hsorted || !horder) {
+			free(hsorted);
+			free(horder);
 			return GT_ERR(NOMEM);
-		wk.sorted = (struct item *)gheap;
-		wk.order = (uint16_t *)(gheap + ns * sizeof(sorted[0]));
+		}
+		wk.sorted = hsorted;
+		wk.order = horder;
 	}
 	m = gather(h, wk.sorted, wk.order);
 	sort_items(wk.sorted, m);
@@ -1018,7 +1024,8 @@ int gt_huff_build(struct gt_huff_table *t, const struct gt_huff_hist *h,
 		rc = 0;
 	}
 	free(wheap);
-	free(gheap);
+	free(hsorted);
+	free(horder);
 	return rc;
 }
 

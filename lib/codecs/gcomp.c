@@ -948,6 +948,17 @@ static inline uint64_t trunc_bits(uint64_t u, unsigned k)
 	return u & ~((UINT64_C(1) << k) - 1);
 }
 
+/*
+ * Whether θ_t @a of a candidate counts as the reference's @b: the same
+ * bits, or both NaN.  Which NaN an operation on two NaNs returns depends
+ * on the order of its operands, which a compiler may swap in a sum (clang
+ * does in step_*()): no NaN payload is the step's own, so none decides.
+ */
+static int same_theta(float a, float b)
+{
+	return !memcmp(&a, &b, sizeof(a)) || (isnan(a) && isnan(b));
+}
+
 /* Exact: one pass of candidates at level @l (-1: pruned) for the values
  * still undecided (lv == 0xff); those whose θ_t matches get it. */
 static int exact_pass(struct gc_ctx *c, const void *src, size_t n, const float *g,
@@ -965,7 +976,7 @@ static int exact_pass(struct gc_ctx *c, const void *src, size_t n, const float *
 	GT_TRY(gt_optim_step(c->optim, n, c->cand, aux->param, aux->state[0],
 			     aux->state[1], c->out, NULL, NULL));
 	for (size_t i = 0; i < n; i++) {
-		if (c->lv[i] != 0xff || memcmp(&c->out[i], &c->ref[i], sizeof(float)))
+		if (c->lv[i] != 0xff || !same_theta(c->out[i], c->ref[i]))
 			continue;
 		if (l < 0) {
 			/* pruned: a zero of the value's sign, coded without a word */

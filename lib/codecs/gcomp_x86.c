@@ -881,6 +881,16 @@ GC_INLINE __m512 step16(const struct gc_sparams *sp, enum gt_optim_kind kind, __
 	return p;
 }
 
+/* The lanes where θ_t of a candidate @x counts as the reference's @ref:
+ * the same bits, or both NaN (same_theta() in gcomp.c). */
+GC_INLINE __mmask16 same16(__m512 x, __m512i ref)
+{
+	const __m512 r = _mm512_castsi512_ps(ref);
+
+	return _mm512_cmpeq_epi32_mask(_mm512_castps_si512(x), ref) |
+	       (_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q) & _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q));
+}
+
 /* Exact mode's choice for sixteen values at @i (levels_exact() in
  * gcomp.c, fused: one step for g, then per candidate only while a lane
  * is undecided); @live: the lanes inside the chunk. */
@@ -902,16 +912,14 @@ GC_INLINE void exact16(const struct gc_sparams *sp, enum gt_optim_kind kind,
 	if (prune) {
 		/* a zero of the value's sign: coded as its token, level 3 */
 		c = _mm512_and_si512(u, _mm512_set1_epi32((int)0x80000000u));
-		hit = open & _mm512_cmpeq_epi32_mask(_mm512_castps_si512(step16(
-			sp, kind, _mm512_castsi512_ps(c), pv, a0, a1)), ref);
+		hit = open & same16(step16(sp, kind, _mm512_castsi512_ps(c), pv, a0, a1), ref);
 		_mm512_mask_storeu_epi32(tv + i, live, _mm512_mask_mov_epi32(u, hit, c));
 		l = _mm_mask_mov_epi8(l, hit, _mm_set1_epi8(3));
 		open &= (__mmask16)~hit;
 	}
 	for (int k = 3; k >= 1 && open; k--) {
 		c = _mm512_and_si512(u, _mm512_set1_epi32((int)(~0u << lev[k])));
-		hit = open & _mm512_cmpeq_epi32_mask(_mm512_castps_si512(step16(
-			sp, kind, _mm512_castsi512_ps(c), pv, a0, a1)), ref);
+		hit = open & same16(step16(sp, kind, _mm512_castsi512_ps(c), pv, a0, a1), ref);
 		l = _mm_mask_mov_epi8(l, hit, _mm_set1_epi8((char)k));
 		open &= (__mmask16)~hit;
 	}

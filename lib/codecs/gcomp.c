@@ -1329,8 +1329,9 @@ static size_t enc_f32(const struct gc_ctx *c, size_t i, size_t n,
 	cw = gt_bitw_fast_load(&w->cw);
 	mw = gt_bitw_fast_load(&w->mw);
 	lw = gt_bitw_fast_load(&w->lw);
+	/* zero-prune has no level stream (a writer without room) */
 	while (n - i >= 8 && w->cw.end - cw.ptr >= 16 && w->mw.end - mw.ptr >= 16 &&
-	       w->lw.end - lw.ptr >= 16) {
+	       (!lstream || w->lw.end - lw.ptr >= 16)) {
 		uint64_t a, b;
 
 		/* a run starting at i..i+3 covers i+4..i+7 */

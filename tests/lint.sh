@@ -1,7 +1,8 @@
 #!/bin/sh
 # lint.sh - `make lint`: the scripts through shellcheck, every function of
-# the program 60 lines at most (STYLE.md; tests and benchmarks aside), no
-# trailing blanks in what git tracks.
+# the program 60 lines at most and every file 1500 (STYLE.md; tests and
+# benchmarks aside), includes that follow the layers, no trailing blanks
+# in what git tracks.
 # Exit status 1 when any check finds something; each finding on a line.
 set -u
 rc=0
@@ -21,6 +22,28 @@ long=$(awk 'FNR == 1 { start = 0 }
 if [ -n "$long" ]; then
 	echo "lint: functions over 60 lines:"
 	echo "$long"
+	rc=1
+fi
+
+# files of the program 1500 lines at most (STYLE.md)
+# shellcheck disable=SC2046
+big=$(wc -l $(git ls-files 'lib/*.[ch]' 'formats/*.[ch]' 'analysis/*.[ch]' 'cmd/*.[ch]' 'mpi/*.[ch]') |
+	awk '$2 != "total" && $1 > 1500 { print $2 ": " $1 " lines" }')
+if [ -n "$big" ]; then
+	echo "lint: files over 1500 lines:"
+	echo "$big"
+	rc=1
+fi
+
+# dependencies point one way (STYLE.md): cmd -> {analysis, formats} -> lib;
+# formats and analysis never include each other; cmd only public headers
+layer=$( (git grep -n -E '#include "[^"]*(formats|analysis|cmd)/' -- 'lib/*' || true
+	git grep -n -E '#include "[^"]*(analysis|cmd)/' -- 'formats/*' || true
+	git grep -n -E '#include "[^"]*(formats|cmd)/' -- 'analysis/*' || true
+	git grep -n -E '#include "\.\./[^"]*(_impl|_simd)\.h"' -- 'cmd/*' || true) )
+if [ -n "$layer" ]; then
+	echo "lint: includes against the layers:"
+	echo "$layer"
 	rc=1
 fi
 

@@ -80,122 +80,6 @@
  * reference and the path of every other dtype and CPU.
  */
 
-static const char *const mode_names[] = { "full", "single-quant", "multi-quant",
-					  "zero-prune", "exact" };
-
-/* ---- options ---------------------------------------------------------- */
-
-static void default_levels(enum gt_dtype dt, unsigned *lev)
-{
-	static const unsigned f32[4] = { 0, 6, 12, 18 }, bf16[4] = { 0, 2, 4, 6 };
-	static const unsigned f16[4] = { 0, 3, 5, 8 }, f64[4] = { 0, 16, 32, 47 };
-	const unsigned *s = f32;
-
-	switch (dt) {
-	case GT_DT_BF16: s = bf16; break;
-	case GT_DT_F16: s = f16; break;
-	case GT_DT_F64: s = f64; break;
-	case GT_DT_F32:
-	case GT_DT_NONE: break;
-	}
-	memcpy(lev, s, 4 * sizeof(*lev));
-}
-
-/* "a,b,c,d": four increasing counts <= M. */
-static int parse_levels(const char *val, unsigned mb, unsigned *lev,
-			struct gt_diag *d)
-{
-	const char *p = val;
-
-	for (int i = 0; i < 4; i++) {
-		char *end;
-		long v;
-
-		if (*p < '0' || *p > '9')
-			goto bad;
-		v = strtol(p, &end, 10);
-		if (v < 0 || v > (long)mb || (i && (unsigned)v <= lev[i - 1]))
-			goto bad;
-		lev[i] = (unsigned)v;
-		if (*end != (i < 3 ? ',' : '\0'))
-			goto bad;
-		p = end + 1;
-	}
-	return 0;
-bad:
-	return gt_diag_set(d, GT_ERR(INVAL),
-			   "codec gcomp: invalid levels '%s': expected four increasing bit counts 0-%u",
-			   val, mb);
-}
-
-static int parse_name(const struct gt_kv *kv, const char *const *names, int n,
-		      const char *expect, int *ret, struct gt_diag *d)
-{
-	for (int i = 0; i < n; i++) {
-		if (!strcmp(kv->val, names[i])) {
-			*ret = i;
-			return 0;
-		}
-	}
-	return gt_diag_set(d, GT_ERR(INVAL), "codec gcomp: invalid %s '%s': expected %s",
-			   kv->key, kv->val, expect);
-}
-
-/*
- * isa=auto|scalar|avx512: the encoder's kernels (gcomp_simd.h); the bytes
- * are the same, so the option is not part of the canonical form.  auto
- * (the default) takes the best the CPU runs.
- */
-static int parse_isa(struct gc_ctx *c, const struct gt_kv *kv, struct gt_diag *d)
-{
-	static const char *const names[] = { "scalar", "avx512", "auto" };
-	int isa = 2;
-
-	GT_TRY(parse_name(kv, names, 3, "auto, scalar or avx512", &isa, d));
-	if (isa == 2)
-		isa = (int)gc_isa_detect();
-	else if (isa == GC_ISA_AVX512 && gc_isa_detect() != GC_ISA_AVX512)
-		return gt_diag_set(d, GT_ERR(UNSUPPORTED),
-				   "codec gcomp: isa avx512: not available (CPU or build)");
-	c->isa = isa;
-	return 0;
-}
-
-static int parse_opts(struct gc_ctx *c, const struct gt_kv *kv, size_t nkv,
-		      struct gt_diag *d)
-{
-	unsigned maxlen = GT_HUFF_MAXLEN_DEFAULT;
-	long margin = 0;
-	int method = GT_HUFF_BEST, mode = GC_FULL, rc;
-
-	for (size_t i = 0; i < nkv; i++) {
-		rc = gt_kv_huff(&kv[i], "gcomp", &maxlen, &method, d);
-		if (rc < 0)
-			return rc;
-		if (rc)
-			continue;
-		if (!strcmp(kv[i].key, "mode"))
-			GT_TRY(parse_name(&kv[i], mode_names, 5,
-					  "full, single-quant, multi-quant, zero-prune or exact",
-					  &mode, d));
-		else if (!strcmp(kv[i].key, "margin"))
-			GT_TRY(gt_kv_int(&kv[i], "gcomp", -64, 64, &margin, d));
-		else if (!strcmp(kv[i].key, "levels"))
-			GT_TRY(parse_levels(kv[i].val, c->mb, c->lev, d));
-		else if (!strcmp(kv[i].key, "isa"))
-			GT_TRY(parse_isa(c, &kv[i], d));
-		else
-			return gt_kv_unknown(&kv[i], "gcomp", d);
-	}
-	c->maxlen = maxlen;
-	c->method = (enum gt_huff_method)method;
-	c->mode = (enum gc_mode)mode;
-	c->margin = margin;
-	for (int l = 0; l < 4; l++)
-		c->thr[l] = ldexp(1.0, (int)c->lev[l] + (int)margin);
-	return 0;
-}
-
 /* ---- tables ----------------------------------------------------------- */
 
 /* The encode table, made by the first encode after a table is installed
@@ -254,9 +138,9 @@ static int gc_new(const struct gt_codec_params *p, const struct gt_kv *kv,
 	c->eb = gt_dtype_exp_bits(p->dtype);
 	c->mb = gt_dtype_man_bits(p->dtype);
 	c->width = gt_dtype_size(p->dtype);
-	default_levels(p->dtype, c->lev);
+	gc_default_levels(p->dtype, c->lev);
 	c->isa = (int)gc_isa_detect();
-	rc = parse_opts(c, kv, nkv, d);
+	rc = gc_parse_opts(c, kv, nkv, d);
 	if (rc == 0 && p->optim) {
 		rc = gt_optim_check(p->optim, "codec gcomp", d);
 		c->optim_copy = *p->optim;
@@ -345,7 +229,7 @@ static size_t gc_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap)
 
 	return (size_t)snprintf(buf, cap, "levels=%u,%u,%u,%u,margin=%ld,mode=%s,maxlen=%u,method=%s",
 				c->lev[0], c->lev[1], c->lev[2], c->lev[3], c->margin,
-				mode_names[c->mode], c->maxlen, gt_huff_method_name(c->method));
+				gc_mode_names[c->mode], c->maxlen, gt_huff_method_name(c->method));
 }
 
 /*

@@ -74,6 +74,12 @@ static inline const struct gc_ctx *gcc(const struct gt_codec_ctx *ctx)
 	return (const struct gc_ctx *)(const void *)ctx;
 }
 
+/* gcomp_opts.c: the options.  gc_mode_names[enum gc_mode]; the default
+ * levels of dtype @dt into @lev; @kv into @c (its dt, mb and lev set). */
+extern const char *const gc_mode_names[5];
+void gc_default_levels(enum gt_dtype dt, unsigned *lev);
+int gc_parse_opts(struct gc_ctx *c, const struct gt_kv *kv, size_t nkv, struct gt_diag *d);
+
 /* gcomp_dec.c: decoding and the per-chunk counters */
 int gc_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 	      void *dst, size_t n);

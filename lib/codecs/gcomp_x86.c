@@ -266,7 +266,6 @@ GC_INLINE uint32_t lev8(const struct gc_dplan *q, enum gt_optim_kind kind,
  */
 struct gc_fplan {
 	int on; /* the filter applies */
-	int root_s1; /* the state under the root: s1 (Adam, AdamW) or s0 */
 	float x0, x1, x2, ca, cb, eps, c1, c2, c3;
 	/* the guards as bounds on g's exponent field: in [glo, glo + gspan]
 	 * (unsigned e - glo <= gspan) */
@@ -323,7 +322,6 @@ static void fplan_init(struct gc_fplan *f, const struct gc_dplan *q)
 	/* 2^S |K| t_k: t_1 and t_3 either side of 1 */
 	(void)frexp(q->K, &e);
 	s = -e - (ilogb(q->t1) + ilogb(q->t3)) / 2;
-	f->root_s1 = adam;
 	f->x0 = (float)(q->kind == GT_OPT_ADAGRAD ? 1 : q->a1);
 	f->x1 = (float)(q->kind == GT_OPT_ADAGRAD ? 1 : q->a2);
 	f->x2 = (float)(adam ? q->ibc2 : 1);

@@ -8,14 +8,6 @@ load helpers
 
 BENCH=$FIXTURES/bench.json
 
-# speeds - spec, threads, ratio, compress MB/s, decompress MB/s (jq)
-speeds() {
-	jq -r 'group_by(.spec, .threads)[] |
-		[.[0].spec, .[0].threads, .[0].ratio,
-		 (.[] | select(.direction == "compress") | .mbps_median),
-		 (.[] | select(.direction == "decompress") | .mbps_median)] | @tsv' "$BENCH"
-}
-
 @test "allreduce-model: every row is the ring formula of the man page, by awk" {
 	speeds > speeds.tsv
 	run -0 --separate-stderr gtool allreduce-model --from "$BENCH" --bytes 100M \

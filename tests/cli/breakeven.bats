@@ -8,16 +8,6 @@ load helpers
 
 BENCH=$FIXTURES/bench.json
 
-# speeds - spec, threads, ratio, compress MB/s, decompress MB/s per codec
-# of the fixture, tab-separated (specs hold commas), from jq (not from
-# gtool's reader)
-speeds() {
-	jq -r 'group_by(.spec, .threads)[] |
-		[.[0].spec, .[0].threads, .[0].ratio,
-		 (.[] | select(.direction == "compress") | .mbps_median),
-		 (.[] | select(.direction == "decompress") | .mbps_median)] | @tsv' "$BENCH"
-}
-
 @test "breakeven: k_min and speedup are Eq. 4 and its speed-up, by awk" {
 	speeds > speeds.tsv
 	[ "$(wc -l < speeds.tsv)" -eq 8 ]

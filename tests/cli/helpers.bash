@@ -107,3 +107,13 @@ compare_csv() {
 		exit bad != 0
 	}' "$1" "$2"
 }
+
+# speeds - spec, threads, ratio, compress MB/s, decompress MB/s per codec
+# of the bench JSON $BENCH, tab-separated (specs hold commas), from jq
+# (not from gtool's reader): the reference of breakeven and allreduce-model
+speeds() {
+	jq -r 'group_by(.spec, .threads)[] |
+		[.[0].spec, .[0].threads, .[0].ratio,
+		 (.[] | select(.direction == "compress") | .mbps_median),
+		 (.[] | select(.direction == "decompress") | .mbps_median)] | @tsv' "$BENCH"
+}

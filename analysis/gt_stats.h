@@ -25,6 +25,9 @@
  * of at most 1024 values with a two-pass mean and sum of squared
  * deviations, and chunks combined with the parallel update of Chan,
  * Golub and LeVeque, so the variance does not suffer from cancellation.
+ * They are kept scaled by a power of two (E > 0 once an f64 chunk holds
+ * a value of 2^440 or more), so neither a sum nor a square overflows for
+ * any finite input: the mean of two DBL_MAX is DBL_MAX.
  */
 struct gt_stats {
 	enum gt_dtype dtype;  /* GT_DT_NONE after merging different dtypes */
@@ -36,9 +39,10 @@ struct gt_stats {
 	uint64_t negative;    /* sign bit set (-0 and negative NaN included) */
 	uint64_t finite;      /* values the moments are over */
 	double min, max;      /* NaN while finite == 0 */
-	double mean;          /* running mean of the finite values */
-	double m2;            /* sum of squared deviations from the mean */
-	double sum_abs;       /* sum of |x| */
+	int scale;            /* E: mean, sum_abs in units of 2^E, m2 of 2^2E */
+	double mean;          /* running mean of the finite values / 2^E */
+	double m2;            /* sum of squared deviations from the mean / 2^2E */
+	double sum_abs;       /* sum of |x| / 2^E */
 	double sum_abs_c;     /* its Kahan compensation */
 	/* count of each biased exponent field: 2^exp_bits bins are used */
 	uint64_t hist[GT_STATS_MAX_BINS];

@@ -15,6 +15,14 @@
 #define CHUNK 1024
 /* Values per flush of the 32-bit local histograms (4 copies, no overflow). */
 #define SUPER ((size_t)1 << 28)
+/*
+ * A chunk whose largest |x| reaches 2^SCALE_FROM is scaled by 2^-e, e its
+ * exponent, before its sums are taken: unscaled, 2^64 squares stay below
+ * 2^(2 * 440 + 64) < DBL_MAX, and scaled values are below 2.  Only f64
+ * gets there; the scaling by a power of two is exact but for values far
+ * below the largest (those underflow, an error below 2^-1000 relative).
+ */
+#define SCALE_FROM 440
 
 /* Local counters of one gt_stats_add() call. */
 struct pass {
@@ -49,13 +57,38 @@ static void kahan_add(double *sum, double *c, double x)
 	*sum = t;
 }
 
-/* Fold the moments of one chunk (n > 0, mean, m2, min, max, sum |x|) into @s. */
-static void fold(struct gt_stats *s, uint64_t n, double mean, double m2,
+/* Scale @s's moments from 2^s->scale to 2^e (e >= s->scale). */
+static void rescale(struct gt_stats *s, int e)
+{
+	const int k = s->scale - e;
+
+	if (!k)
+		return;
+	s->mean = ldexp(s->mean, k);
+	s->m2 = ldexp(s->m2, 2 * k);
+	s->sum_abs = ldexp(s->sum_abs, k);
+	s->sum_abs_c = ldexp(s->sum_abs_c, k);
+	s->scale = e;
+}
+
+/* Fold the moments of one chunk (n > 0; mean, sum |x| in units of 2^e, m2
+ * of 2^2e; min, max) into @s. */
+static void fold(struct gt_stats *s, uint64_t n, int e, double mean, double m2,
 		 double mn, double mx, double sum_abs)
 {
 	const uint64_t na = s->finite, nt = na + n;
-	const double delta = mean - s->mean;
+	double delta;
 
+	if (!na)
+		s->scale = e;
+	if (e > s->scale)
+		rescale(s, e);
+	if (e < s->scale) {
+		mean = ldexp(mean, e - s->scale);
+		m2 = ldexp(m2, 2 * (e - s->scale));
+		sum_abs = ldexp(sum_abs, e - s->scale);
+	}
+	delta = mean - s->mean;
 	if (!na) {
 		s->mean = mean;
 		s->m2 = m2;
@@ -73,12 +106,25 @@ static void fold(struct gt_stats *s, uint64_t n, double mean, double m2,
 	kahan_add(&s->sum_abs, &s->sum_abs_c, sum_abs);
 }
 
-/* Pass B and C over the m > 0 finite values of a chunk. */
-static void moments(struct gt_stats *s, const double *x, size_t m)
+/* The chunk's scale exponent: 0 below 2^SCALE_FROM, and scaled in place. */
+static int chunk_scale(double *x, size_t m, double mn, double mx)
+{
+	const double big = fabs(mn) > fabs(mx) ? fabs(mn) : fabs(mx);
+	int e;
+
+	if (big < ldexp(1.0, SCALE_FROM))
+		return 0;
+	e = ilogb(big);
+	for (size_t i = 0; i < m; i++)
+		x[i] = ldexp(x[i], -e);
+	return e;
+}
+
+/* Pass B: sum, sum of |x|, min and max of the m > 0 values at @x. */
+static void pass_b(const double *x, size_t m, double r[4])
 {
 	double s0 = 0, s1 = 0, s2 = 0, s3 = 0, a0 = 0, a1 = 0, a2 = 0, a3 = 0;
 	double mn0 = x[0], mn1 = x[0], mx0 = x[0], mx1 = x[0];
-	double q0 = 0, q1 = 0, c0 = 0, c1 = 0, mean;
 	size_t i;
 
 	for (i = 0; i + 4 <= m; i += 4) {
@@ -105,7 +151,27 @@ static void moments(struct gt_stats *s, const double *x, size_t m)
 		mn0 = x[i] < mn0 ? x[i] : mn0;
 		mx0 = x[i] > mx0 ? x[i] : mx0;
 	}
-	mean = ((s0 + s1) + (s2 + s3)) / (double)m;
+	r[0] = (s0 + s1) + (s2 + s3);
+	r[1] = (a0 + a1) + (a2 + a3);
+	r[2] = mn0 < mn1 ? mn0 : mn1;
+	r[3] = mx0 > mx1 ? mx0 : mx1;
+}
+
+/* Pass B and C over the m > 0 finite values of a chunk (scaled in place
+ * when they are large). */
+static void moments(struct gt_stats *s, double *x, size_t m)
+{
+	double r[4], q0 = 0, q1 = 0, c0 = 0, c1 = 0, mean, mn, mx;
+	size_t i;
+	int e;
+
+	pass_b(x, m, r);
+	mn = r[2];
+	mx = r[3];
+	e = chunk_scale(x, m, mn, mx);
+	if (e)
+		pass_b(x, m, r); /* the sums again, on the scaled values */
+	mean = r[0] / (double)m;
 	/* corrected two-pass: M2 = sum d^2 - (sum d)^2 / m */
 	for (i = 0; i + 2 <= m; i += 2) {
 		const double d0 = x[i] - mean, d1 = x[i + 1] - mean;
@@ -122,8 +188,7 @@ static void moments(struct gt_stats *s, const double *x, size_t m)
 		c0 += d0;
 	}
 	c0 += c1;
-	fold(s, m, mean + c0 / (double)m, (q0 + q1) - c0 * c0 / (double)m,
-	     mn0 < mn1 ? mn0 : mn1, mx0 > mx1 ? mx0 : mx1, (a0 + a1) + (a2 + a3));
+	fold(s, m, e, mean + c0 / (double)m, (q0 + q1) - c0 * c0 / (double)m, mn, mx, r[1]);
 }
 
 /* Pass A for f32: the tight loop (integer bit tests, 4 histograms). */
@@ -277,7 +342,7 @@ void gt_stats_merge(struct gt_stats *a, const struct gt_stats *b)
 	if (b->finite) {
 		const double sum_abs = b->sum_abs - b->sum_abs_c;
 
-		fold(a, b->finite, b->mean, b->m2, b->min, b->max, sum_abs);
+		fold(a, b->finite, b->scale, b->mean, b->m2, b->min, b->max, sum_abs);
 	}
 	if (a->mixed || b->mixed || a->dtype != b->dtype) {
 		a->mixed = 1;
@@ -347,9 +412,9 @@ void gt_stats_derive(const struct gt_stats *s, struct gt_stats_result *r)
 	if (s->finite) {
 		r->min = s->min;
 		r->max = s->max;
-		r->mean = s->mean;
-		r->std = sqrt(s->m2 > 0 ? s->m2 / (double)s->finite : 0.0);
-		r->mean_abs = (s->sum_abs - s->sum_abs_c) / (double)s->finite;
+		r->mean = ldexp(s->mean, s->scale);
+		r->std = ldexp(sqrt(s->m2 > 0 ? s->m2 / (double)s->finite : 0.0), s->scale);
+		r->mean_abs = ldexp((s->sum_abs - s->sum_abs_c) / (double)s->finite, s->scale);
 	}
 	r->zeros_share = s->values ? (double)s->zeros / nv : 0;
 	r->sign = s->values ? (double)s->negative / nv : 0;

@@ -278,6 +278,79 @@ static void test_numerics(void)
 	free(s);
 }
 
+/* The largest finite value of @dt as a bit pattern, and as a double. */
+static uint64_t max_bits(enum gt_dtype dt)
+{
+	const unsigned eb = gt_dtype_exp_bits(dt), mb = gt_dtype_man_bits(dt);
+
+	return gt_fp_make(0, (1u << eb) - 2, (UINT64_C(1) << mb) - 1, dt);
+}
+
+/*
+ * Values near each dtype's largest finite value M (f64 1.797e308, f32
+ * 3.403e38, f16 65504, bf16 3.390e38).  {M, M, 1}, worked by hand: mean =
+ * (2M + 1)/3, deviations d = (M - 1)/3, d and -2d, so std^2 = (d^2 + d^2 +
+ * 4d^2) / 3 = 2 d^2: std = sqrt(2) (M - 1) / 3; mean |x| = mean.
+ * Then 3000 values in 3 chunks of ±M, M/2 and small ones, in two blocks and
+ * two accumulators merged (the small one first, so the scales differ),
+ * against a long double two-pass computation.  Before the moments were
+ * kept scaled, f64 gave mean = nan, std = 0.
+ */
+static void test_limits(void)
+{
+	const size_t n = 3000;
+
+	for (size_t k = 0; k < NDT; k++) {
+		const enum gt_dtype dt = dtypes[k];
+		const size_t w = gt_dtype_size(dt);
+		unsigned char *buf = malloc(n * w);
+		struct gt_stats *s = malloc(sizeof(*s)), *t = malloc(sizeof(*t));
+		struct gt_stats_result r;
+		long double sum = 0, sq = 0, sa = 0, mean;
+		double m;
+
+		gt_fp_store(buf, dt, 0, max_bits(dt));
+		m = gt_fp_get(buf, dt, 0);
+		gt_fp_store(buf, dt, 1, max_bits(dt));
+		gt_fp_store(buf, dt, 2, gt_fp_make(0, (unsigned)gt_dtype_bias(dt), 0, dt)); /* 1 */
+		gt_stats_init(s, dt);
+		gt_stats_add(s, buf, 3);
+		gt_stats_derive(s, &r);
+		CHECK(close_rel(r.mean, 2 * (m / 3) + 1.0 / 3, 1e-12));
+		CHECK(close_rel(r.mean_abs, 2 * (m / 3) + 1.0 / 3, 1e-12));
+		CHECK(close_rel(r.std, sqrt(2.0) * ((m - 1) / 3), 1e-12));
+		CHECK(feq(r.max, m) && feq(r.min, 1.0));
+		for (size_t i = 0; i < n; i++) {
+			const uint64_t mb = max_bits(dt) - (check_rand() & 7);
+			const uint64_t sign = (uint64_t)(i % 3 == 1) << (8 * w - 1);
+
+			gt_fp_store(buf, dt, i, i % 5 == 4 ? gt_fp_make(0, 5, i & 3, dt) : mb | sign);
+		}
+		for (size_t i = 0; i < n; i++)
+			sum += gt_fp_get(buf, dt, i);
+		mean = sum / n;
+		for (size_t i = 0; i < n; i++) {
+			const long double x = gt_fp_get(buf, dt, i);
+
+			sq += (x - mean) * (x - mean);
+			sa += fabsl(x);
+		}
+		gt_stats_init(s, dt);
+		gt_stats_init(t, dt);
+		gt_stats_add(t, buf + 4 * w, 1);   /* a small value alone: scale 0 */
+		gt_stats_add(s, buf, 4);
+		gt_stats_add(s, buf + 5 * w, n - 5);
+		gt_stats_merge(t, s);
+		gt_stats_derive(t, &r);
+		CHECK(close_rel(r.mean, (double)mean, 1e-12));
+		CHECK(close_rel(r.std, (double)sqrtl(sq / n), 1e-12));
+		CHECK(close_rel(r.mean_abs, (double)(sa / n), 1e-12));
+		free(buf);
+		free(s);
+		free(t);
+	}
+}
+
 static void test_entropy_topk(void)
 {
 	uint64_t c[GT_STATS_MAX_BINS] = { 0 };
@@ -338,6 +411,7 @@ int main(int argc, char **argv)
 	RUN(test_specials);
 	RUN(test_no_finite_and_empty);
 	RUN(test_numerics);
+	RUN(test_limits);
 	RUN(test_entropy_topk);
 	RUN(test_mixed_merge);
 	return check_done("test_stats");

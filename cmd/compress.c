@@ -9,6 +9,7 @@
 #include "compress.h"
 #include "msg.h"
 #include "optctx.h"
+#include "sigclean.h"
 #include "util.h"
 #include "../formats/gt_gtz.h"
 #include "../formats/gt_source.h"
@@ -160,6 +161,7 @@ struct job {
 	uint64_t in_bytes;
 	size_t ntensors;
 	struct gt_progress progress;
+	int sigslot;             /* the output's temporary file, for SIGINT */
 };
 
 struct feed {
@@ -500,6 +502,7 @@ static int open_files(struct job *j, struct gt_compress_opts *o)
 		return gt_error("%s: --grads-only needs a trace with step groups", o->input);
 	if (gt_gtz_writer_open(o->output, o->force, o->threads, &j->w, &d) < 0)
 		return gt_error("%s", d.msg);
+	j->sigslot = gt_sigclean_add(gt_gtz_writer_tmp_path(j->w));
 	j->buf = xmalloc(j->buf_values * 8);
 	return 0;
 }
@@ -511,6 +514,7 @@ int gt_compress_file(struct gt_compress_opts *o, uint64_t *in_ret, uint64_t *out
 	int rc;
 
 	j.o = o;
+	j.sigslot = -1;
 	rc = setup_codec(&j, o);
 	if (rc) {
 		free(j.opts);
@@ -529,6 +533,7 @@ int gt_compress_file(struct gt_compress_opts *o, uint64_t *in_ret, uint64_t *out
 	if (rc >= 0 && out_ret)
 		*out_ret = gt_gtz_writer_bytes(j.w);
 	gt_gtz_writer_free(j.w);
+	gt_sigclean_remove(j.sigslot);
 	gt_optctx_close(&j.ctx);
 	gt_source_free(j.src);
 	free(j.buf);

@@ -7,6 +7,7 @@
 
 #include "cmds.h"
 #include "msg.h"
+#include "sigclean.h"
 #include "util.h"
 #include "../formats/gt_gtz.h"
 #include "../formats/gt_sink.h"
@@ -150,7 +151,7 @@ static int run_decompress(const struct decompress_opts *o)
 	struct state s = { o, NULL, NULL, { 0 }, 0 };
 	struct gt_diag d = { "" };
 	FILE *f = stdin;
-	int rc;
+	int rc, slot = -1;
 
 	if (strcmp(o->input, "-") && !(f = fopen(o->input, "rb")))
 		return gt_error_errno("%s", o->input);
@@ -164,6 +165,7 @@ static int run_decompress(const struct decompress_opts *o)
 		rc = gt_error("%s", d.msg);
 		goto out;
 	}
+	slot = gt_sigclean_add(gt_sink_tmp_path(s.sink));
 	gt_progress_init(&s.progress, "decompressing", 0);
 	rc = gt_gtz_read_all(s.r, &callbacks, &s, &d);
 	gt_progress_end(&s.progress);
@@ -171,6 +173,7 @@ static int run_decompress(const struct decompress_opts *o)
 		rc = gt_error("%s: %s", s.sink_failed ? o->output : o->input, d.msg);
 out:
 	gt_sink_free(s.sink);
+	gt_sigclean_remove(slot);
 	gt_gtz_reader_free(s.r);
 	if (f != stdin)
 		fclose(f);

@@ -99,6 +99,11 @@ void gt_atomic_release(struct gt_atomic *a)
 	a->tmp = a->path = NULL;
 }
 
+const char *gt_atomic_tmp_path(const struct gt_atomic *a)
+{
+	return a->direct || a->done ? NULL : a->tmp;
+}
+
 int gt_write_file(const char *path, int force, const void *data, size_t len,
 		  struct gt_diag *d)
 {

@@ -27,5 +27,11 @@ int gt_atomic_create(struct gt_atomic *a, const char *path, int force,
 int gt_atomic_commit(struct gt_atomic *a, struct gt_diag *d);
 /* Remove the temporary file unless committed; free. Safe to call twice. */
 void gt_atomic_release(struct gt_atomic *a);
+/*
+ * gt_atomic_tmp_path - the temporary file's name while it exists (created,
+ * not yet renamed); NULL when writing in place or after the commit.  The
+ * string is @a's: a caller that removes it on a signal copies it.
+ */
+const char *gt_atomic_tmp_path(const struct gt_atomic *a);
 
 #endif

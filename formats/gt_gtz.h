@@ -79,6 +79,12 @@ int gt_gtz_end(struct gt_gtz_writer *w, struct gt_diag *d);
 int gt_gtz_writer_commit(struct gt_gtz_writer *w, struct gt_diag *d);
 /* Free; without a commit the temporary file is removed. */
 void gt_gtz_writer_free(struct gt_gtz_writer *w);
+/*
+ * gt_gtz_writer_tmp_path - the temporary file being written (NULL for
+ * stdout, a device or after the commit), for a front end that removes it
+ * on SIGINT; the string is @w's.
+ */
+const char *gt_gtz_writer_tmp_path(const struct gt_gtz_writer *w);
 /* Bytes written so far (the whole file after commit). */
 uint64_t gt_gtz_writer_bytes(const struct gt_gtz_writer *w);
 /* Blocks of the current tensor stored raw because coding would grow them. */

@@ -42,6 +42,12 @@ int gt_sink_end(struct gt_sink *s, struct gt_diag *d);
 int gt_sink_commit(struct gt_sink *s, struct gt_diag *d);
 /* Free; without a successful commit the temporary file is removed. */
 void gt_sink_free(struct gt_sink *s);
+/*
+ * gt_sink_tmp_path - the temporary file being written, NULL for stdout, a
+ * device or after the commit: a front end that handles SIGINT copies it
+ * to remove it there (the library never touches signals).
+ */
+const char *gt_sink_tmp_path(const struct gt_sink *s);
 
 
 /*

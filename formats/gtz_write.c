@@ -766,6 +766,11 @@ void gt_gtz_writer_free(struct gt_gtz_writer *w)
 	free(w);
 }
 
+const char *gt_gtz_writer_tmp_path(const struct gt_gtz_writer *w)
+{
+	return w && !w->to_stdout ? gt_atomic_tmp_path(&w->out) : NULL;
+}
+
 uint64_t gt_gtz_writer_bytes(const struct gt_gtz_writer *w)
 {
 	return w->off;

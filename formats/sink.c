@@ -180,3 +180,8 @@ void gt_sink_free(struct gt_sink *s)
 	gt_tensor_info_release(&s->info);
 	free(s);
 }
+
+const char *gt_sink_tmp_path(const struct gt_sink *s)
+{
+	return s && !s->to_stdout ? gt_atomic_tmp_path(&s->at) : NULL;
+}

@@ -483,3 +483,15 @@ roundtrip_raw() {
 	run -0 gtool error --format csv -d /bf16 -d /f16 -d /f64 "$SAMPLES/dtypes.h5" d.gtz
 	[ "$(printf '%s\n' "$output" | awk -F, '$1 == "total" { print $2 == $3 }')" = 1 ]
 }
+
+@test "compress: SIGINT and SIGTERM remove the temporary file and exit 128+signal" {
+	head -c 1M /dev/zero > zeros.f32
+	interrupt INT out.gtz zeros.f32 gtool compress --dtype f32 - -o out.gtz
+	[ "$status" -eq 130 ]
+	[ -z "$(compgen -G '.out.gtz.*')" ]
+	[ ! -e out.gtz ]
+	interrupt TERM out.gtz zeros.f32 gtool compress --dtype f32 -c huffexp - -o out.gtz
+	[ "$status" -eq 143 ]
+	[ -z "$(compgen -G '.out.gtz.*')" ]
+	[ ! -e out.gtz ]
+}

@@ -380,3 +380,19 @@ header_crc() {
 	[ ! -e out.f32 ]
 	no_temp
 }
+
+@test "decompress: SIGINT and SIGTERM remove the temporary output and exit 128+signal" {
+	/usr/bin/python3 -c 'import numpy as np; np.save("a.npy", np.arange(1 << 20, dtype=np.float32))'
+	gtool compress a.npy -o a.gtz
+	head -c $(($(stat -c %s a.gtz) / 2)) a.gtz > half.gtz
+	for fmt in npy h5; do
+		interrupt INT "out.$fmt" half.gtz gtool decompress - -o "out.$fmt"
+		[ "$status" -eq 130 ]
+		no_temp
+		[ ! -e "out.$fmt" ]
+	done
+	interrupt TERM out.raw half.gtz gtool decompress - -o out.raw
+	[ "$status" -eq 143 ]
+	no_temp
+	[ ! -e out.raw ]
+}

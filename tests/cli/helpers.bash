@@ -117,3 +117,24 @@ speeds() {
 		 (.[] | select(.direction == "compress") | .mbps_median),
 		 (.[] | select(.direction == "decompress") | .mbps_median)] | @tsv' "$BENCH"
 }
+
+# interrupt SIG OUT FEED CMD... - run CMD in the background with FEED's
+# bytes on its stdin, then a stall; once OUT's temporary file (".OUT.*")
+# exists, send SIG.  $status: CMD's exit status; stderr in stderr.txt.
+interrupt() {
+	local sig=$1 out=$2 feed=$3 i pid pgid
+	shift 3
+	set -m
+	{ cat "$feed"; sleep 20; } 2>/dev/null 3>&- | "$@" 2>stderr.txt 3>&- &
+	pid=$!
+	set +m
+	pgid=$(ps -o pgid= -p "$pid" | tr -d ' ')
+	for ((i = 0; i < 200; i++)); do
+		compgen -G ".$out.*" > /dev/null && break
+		sleep 0.05
+	done
+	kill -s "$sig" "$pid"
+	status=0
+	wait "$pid" || status=$?
+	kill -- "-$pgid" 2>/dev/null || true
+}

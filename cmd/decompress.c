@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmds.h"
@@ -15,6 +16,8 @@
 
 struct decompress_opts {
 	const char *input, *output;
+	char **datasets;
+	size_t n_datasets;
 	enum gt_kind kind;
 	unsigned threads;
 	int force, verbose;
@@ -25,6 +28,8 @@ enum { OPT_FORMAT = 256 };
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "output file: .h5, .npy or raw by its extension "
 	  "(default: INPUT without .gtz; stdout for '-')", 0 },
+	{ "dataset", 'd', "PATTERN", 0,
+	  "only tensors matching PATTERN (a path or a glob; repeatable)", 0 },
 	{ "format", OPT_FORMAT, "KIND", 0, "output format: hdf5, npy, raw", 0 },
 	{ "force", 'f', NULL, 0, "overwrite an existing output file", 0 },
 	{ "threads", 'T', "N", 0, "worker threads (default: all cores)", 0 },
@@ -39,6 +44,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'o': o->output = arg; break;
+	case 'd': gt_argp_dataset(&o->datasets, &o->n_datasets, arg); break;
 	case OPT_FORMAT:
 		o->kind = gt_kind_parse(arg);
 		if (o->kind == GT_KIND_AUTO || o->kind == GT_KIND_GTZ)
@@ -60,9 +66,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 const struct argp decompress_argp = {
 	options, parse_opt, "FILE",
-	"Decompress a .gtz file ('-' for stdin) made by 'gtool compress'. Every "
-	"block's CRC-32 is checked; a damaged file stops with the tensor and "
-	"block named, and no output file is left behind.",
+	"Decompress a .gtz file ('-' for stdin) made by 'gtool compress', or "
+	"with -d only the tensors named. Every block's CRC-32 is checked; a "
+	"damaged file stops with the tensor and block named, and no output file "
+	"is left behind. A raw or .npy output (and '-o -') takes one tensor: "
+	"a file of several is refused before anything is written.",
 	NULL, NULL, NULL
 };
 
@@ -91,6 +99,14 @@ struct state {
 	struct gt_sink *sink;
 	struct gt_progress progress;
 	int sink_failed;  /* the error came from writing the output */
+	int skip;         /* the current tensor is not selected */
+	unsigned char *hit; /* per -d pattern: it matched a tensor */
+	size_t nsel;      /* tensors selected so far */
+	/* one tensor to stdout from a pipe: held until EOF proves it alone */
+	int hold;
+	struct gt_tensor_info held;
+	unsigned char *buf;
+	size_t len, cap;
 };
 
 /* A sink error: the message names the output. */
@@ -108,35 +124,88 @@ static int on_group(void *arg, const struct gt_group_info *g, struct gt_diag *d)
 	return sink_rc(s, gt_sink_group(s->sink, g, d));
 }
 
+/* Keep a copy of @t for the held tensor (the reader's goes away). */
+static int hold_info(struct state *s, const struct gt_tensor_info *t, struct gt_diag *d)
+{
+	s->held = *t;
+	s->held.name = xstrdup(t->name);
+	memset(&s->held.attrs, 0, sizeof(s->held.attrs));
+	if (gt_attrs_copy(&s->held.attrs, &t->attrs) < 0)
+		return gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
+	return 0;
+}
+
 static int on_tensor(void *arg, const struct gt_gtz_tensor *t, struct gt_diag *d)
 {
 	struct state *s = arg;
+	const struct decompress_opts *o = s->o;
 
+	s->skip = !gt_select_match(t->info.name, o->datasets, o->n_datasets);
+	for (size_t i = 0; i < o->n_datasets; i++)
+		s->hit[i] |= gt_select_match(t->info.name, &o->datasets[i], 1);
+	if (s->skip)
+		return 0;
+	if (s->hold && s->nsel)
+		return gt_diag_set(d, GT_ERR(INVAL), "more than one tensor (%s, %s): "
+				   "standard output takes one; select it with -d PATTERN",
+				   s->held.name, t->info.name);
+	s->nsel++;
+	if (s->hold)
+		return hold_info(s, &t->info, d);
 	return sink_rc(s, gt_sink_begin(s->sink, &t->info, d));
 }
 
 static int on_data(void *arg, const void *values, size_t n, struct gt_diag *d)
 {
 	struct state *s = arg;
+	size_t bytes;
 
+	if (s->skip)
+		return 0;
 	gt_progress_add(&s->progress, n);
-	return sink_rc(s, gt_sink_write(s->sink, values, n, d));
+	if (!s->hold)
+		return sink_rc(s, gt_sink_write(s->sink, values, n, d));
+	bytes = n * gt_dtype_size(s->held.dtype);
+	if (bytes > s->cap - s->len) {
+		s->cap = s->len + bytes > 2 * s->cap ? s->len + bytes : 2 * s->cap;
+		s->buf = xrealloc(s->buf, s->cap);
+	}
+	memcpy(s->buf + s->len, values, bytes);
+	s->len += bytes;
+	return 0;
 }
 
 static int on_end(void *arg, const struct gt_gtz_tensor *t, struct gt_diag *d)
 {
 	struct state *s = arg;
 
+	if (s->skip)
+		return 0;
 	if (s->o->verbose)
 		fprintf(stderr, "%s: %s: %llu values\n", gt_msg_prefix(), t->info.name,
 			(unsigned long long)t->info.count);
+	if (s->hold) {
+		s->held.count = t->info.count; /* known now for a raw stream */
+		s->held.dims[0] = t->info.rank == 1 ? t->info.dims[0] : s->held.dims[0];
+		return 0;
+	}
 	return sink_rc(s, gt_sink_end(s->sink, d));
 }
 
 static int on_eof(void *arg, struct gt_diag *d)
 {
 	struct state *s = arg;
+	const size_t w = s->nsel ? gt_dtype_size(s->held.dtype) : 1;
 
+	for (size_t i = 0; i < s->o->n_datasets; i++)
+		if (!s->hit[i])
+			return gt_diag_set(d, GT_ERR(NOTFOUND), "dataset %s not found",
+					   s->o->datasets[i]);
+	if (s->hold && s->nsel) {
+		GT_TRY(sink_rc(s, gt_sink_begin(s->sink, &s->held, d)));
+		GT_TRY(sink_rc(s, gt_sink_write(s->sink, s->buf, s->len / w, d)));
+		GT_TRY(sink_rc(s, gt_sink_end(s->sink, d)));
+	}
 	return sink_rc(s, gt_sink_commit(s->sink, d));
 }
 
@@ -144,17 +213,80 @@ static const struct gt_gtz_callbacks callbacks = {
 	on_group, on_tensor, on_data, on_end, on_eof,
 };
 
+/* The output's kind as the sink will take it; AUTO when it cannot tell. */
+static enum gt_kind out_kind(const struct decompress_opts *o)
+{
+	if (o->kind != GT_KIND_AUTO)
+		return o->kind;
+	return strcmp(o->output, "-") ? gt_kind_from_name(o->output) : GT_KIND_RAW;
+}
+
+/*
+ * A seekable input lists its tensors first: the -d patterns are checked
+ * and a one-tensor output refuses several before anything is written.
+ * 1: the listing failed (a damaged file): decoding in order will say
+ * where, so no message here.
+ */
+static int precheck(const struct decompress_opts *o)
+{
+	const struct gt_source_opts so = { GT_KIND_GTZ, GT_DT_NONE };
+	const enum gt_kind k = out_kind(o);
+	struct gt_source *src = NULL;
+	struct gt_diag d = { "" };
+	unsigned char *sel = NULL;
+	size_t n = 0, count;
+	int rc;
+
+	rc = gt_source_open(o->input, &so, &src, &d);
+	if (rc < 0) {
+		rc = 1;
+		goto out;
+	}
+	count = gt_source_count(src);
+	sel = xmalloc(count + 1);
+	rc = gt_select_tensors(src, o->datasets, o->n_datasets, GT_SKIP_SILENT, sel);
+	for (size_t i = 0; rc >= 0 && i < count; i++)
+		n += sel[i];
+	if (rc >= 0 && n > 1 && (k == GT_KIND_RAW || k == GT_KIND_NPY))
+		rc = gt_error("%s: %zu tensors%s; a %s output takes one: select it with "
+			      "-d PATTERN, or write .h5", o->input, n,
+			      o->n_datasets ? " match" : "", k == GT_KIND_NPY ? ".npy" : "raw");
+out:
+	free(sel);
+	gt_source_free(src);
+	return rc;
+}
+
+/* A regular file, not stdin: it can be listed before decoding. */
+static int seekable(const struct decompress_opts *o, FILE *f)
+{
+	struct stat sb;
+
+	return strcmp(o->input, "-") && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
 /* An error of the reader names the input, one of the sink the output. */
 static int run_decompress(const struct decompress_opts *o)
 {
 	const struct gt_sink_opts so = { o->kind, o->force };
-	struct state s = { o, NULL, NULL, { 0 }, 0 };
+	const enum gt_kind k = out_kind(o);
+	struct state s;
 	struct gt_diag d = { "" };
 	FILE *f = stdin;
 	int rc, slot = -1;
 
-	if (strcmp(o->input, "-") && !(f = fopen(o->input, "rb")))
+	memset(&s, 0, sizeof(s));
+	s.o = o;
+	s.hit = xcalloc(o->n_datasets + 1, 1);
+	if (strcmp(o->input, "-") && !(f = fopen(o->input, "rb"))) {
+		free(s.hit);
 		return gt_error_errno("%s", o->input);
+	}
+	rc = seekable(o, f) ? precheck(o) : 1;
+	if (rc < 0)
+		goto out;
+	/* not listed: one tensor to stdout is held until the end shows it alone */
+	s.hold = rc == 1 && !strcmp(o->output, "-") && (k == GT_KIND_RAW || k == GT_KIND_NPY);
 	rc = gt_gtz_reader_open(f, o->threads, &s.r, &d);
 	if (rc < 0) {
 		rc = gt_error("%s: %s", o->input, d.msg);
@@ -177,6 +309,10 @@ out:
 	gt_gtz_reader_free(s.r);
 	if (f != stdin)
 		fclose(f);
+	free(s.held.name);
+	gt_attrs_release(&s.held.attrs);
+	free(s.buf);
+	free(s.hit);
 	return rc;
 }
 

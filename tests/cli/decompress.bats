@@ -140,12 +140,67 @@ header_crc() {
 @test "decompress: several tensors cannot go to one raw or .npy file" {
 	run -0 gtool compress -q "$SAMPLES/cnn_adam.h5" -o c.gtz
 	run -1 --separate-stderr gtool decompress c.gtz -o c.npy
-	[ "${#stderr_lines[@]}" -eq 1 ]
-	[[ $stderr == "gtool decompress: c.npy: "*"holds one tensor only: cannot add /step_000001/grad/conv1.weight" ]]
+	[ "$stderr" = "gtool decompress: c.gtz: 138 tensors; a .npy output takes one: select it with -d PATTERN, or write .h5" ]
 	[ ! -e c.npy ]
 	run -1 --separate-stderr gtool decompress c.gtz --format raw -o c.raw
-	[[ $stderr == "gtool decompress: c.raw: "*"holds one tensor only: cannot add /step_000001/grad/conv1.weight" ]]
+	[ "$stderr" = "gtool decompress: c.gtz: 138 tensors; a raw output takes one: select it with -d PATTERN, or write .h5" ]
 	[ ! -e c.raw ]
+	no_temp
+	# from a pipe the count is not known up front: the file is removed
+	run -1 --separate-stderr gtool decompress - -o c.npy < <(cat c.gtz)
+	[[ $stderr == "gtool decompress: c.npy: "*"holds one tensor only: cannot add /step_000001/grad/conv1.weight" ]]
+	[ ! -e c.npy ]
+	no_temp
+}
+
+@test "decompress: several tensors to standard output: refused before a byte is written" {
+	run -0 gtool compress -q "$SAMPLES/cnn_adam.h5" -o c.gtz
+	gtool decompress c.gtz -o - > out.raw 2> err.txt && false
+	[ "$(cat err.txt)" = "gtool decompress: c.gtz: 138 tensors; a raw output takes one: select it with -d PATTERN, or write .h5" ]
+	[ ! -s out.raw ]
+	# a pipe: the first tensor is held until the second shows up
+	cat c.gtz | gtool decompress - -o - > out.raw 2> err.txt && false
+	[ "$(cat err.txt)" = "gtool decompress: -: more than one tensor (/step_000001/grad/conv1.bias, /step_000001/grad/conv1.weight): standard output takes one; select it with -d PATTERN" ]
+	[ ! -s out.raw ]
+	cat c.gtz | gtool decompress - -d '*/step_000001/*' --format npy -o - > out.npy 2> err.txt && false
+	[ ! -s out.npy ]
+	run -1 --separate-stderr gtool decompress -d '*conv1*' c.gtz -o -
+	[ "$stderr" = "gtool decompress: c.gtz: 46 tensors match; a raw output takes one: select it with -d PATTERN, or write .h5" ]
+}
+
+@test "decompress: -d extracts one tensor to stdout, a file or .npy, byte for byte" {
+	run -0 gtool compress -q "$SAMPLES/cnn_adam.h5" -o c.gtz
+	name=/step_000010/grad/fc.weight
+	/usr/bin/python3 -c 'import h5py, sys; f = h5py.File(sys.argv[1]); a = f[sys.argv[2]][()]
+open("want.raw", "wb").write(a.astype("<f4").tobytes()); print(a.shape)' \
+		"$SAMPLES/cnn_adam.h5" "$name" > want.shape
+	gtool decompress -d "$name" c.gtz -o - > got.raw
+	cmp want.raw got.raw
+	cat c.gtz | gtool decompress -d "$name" - -o - > pipe.raw
+	cmp want.raw pipe.raw
+	cat c.gtz | gtool decompress -d 'step_000010/grad/fc.weight' - --format npy -o - > pipe.npy
+	gtool decompress -d "$name" c.gtz -o got.npy
+	run -0 /usr/bin/python3 -c 'import numpy as np, sys
+for p in sys.argv[1:]:
+    a = np.load(p); assert a.dtype == np.float32, a.dtype
+    print(a.shape, a.tobytes() == open("want.raw", "rb").read())' got.npy pipe.npy
+	[ "${lines[0]}" = "$(cat want.shape) True" ]
+	[ "${lines[1]}" = "$(cat want.shape) True" ]
+}
+
+@test "decompress: -d selects tensors into HDF5; a pattern that matches nothing is an error" {
+	run -0 gtool compress -q "$SAMPLES/cnn_adam.h5" -o c.gtz
+	run -0 gtool decompress -d '*/fc.*' -d '/step_000001/grad/conv1.bias' c.gtz -o sel.h5
+	run -0 gtool ls --format tsv sel.h5
+	printf '%s\n' "$output" | cut -f2 | tail -n +2 | sort > got.txt
+	gtool ls --format tsv "$SAMPLES/cnn_adam.h5" | cut -f2 | grep -E '/fc\.|^/step_000001/grad/conv1\.bias$' | sort > want.txt
+	[ -s want.txt ]
+	diff want.txt got.txt
+	run -1 --separate-stderr gtool decompress -d nope c.gtz -o x.h5
+	[ "$stderr" = "gtool decompress: c.gtz: dataset nope not found" ]
+	run -1 --separate-stderr gtool decompress -d '*/fc.*' -d nope - -o x.h5 < <(cat c.gtz)
+	[ "$stderr" = "gtool decompress: -: dataset nope not found" ]
+	[ ! -e x.h5 ]
 	no_temp
 }
 

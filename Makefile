@@ -4,11 +4,11 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD ?= build
 CC ?= cc
-PKGS = hdf5 libzstd zlib fftw3 fftw3f jansson
+PKGS = hdf5 libzstd zlib fftw3 fftw3f jansson libzip
 
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
 DEB_PKGS = gcc make pkg-config libhdf5-dev hdf5-tools libzstd-dev zstd zlib1g-dev libfftw3-dev \
-	bats clang libxml2-utils bc time libopenmpi-dev openmpi-bin libjansson-dev jq
+	bats clang libxml2-utils bc time libopenmpi-dev openmpi-bin libjansson-dev jq libzip-dev
 
 WARN = -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align \
 	-Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \

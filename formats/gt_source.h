@@ -79,10 +79,13 @@ struct gt_source;
 
 /*
  * gt_source_open - open @path ("-" is stdin: raw or .npy, read once in order).
- * Lists the tensors without reading their data.
+ * Lists the tensors without reading their data.  A .npy may be big-endian
+ * or in Fortran order: values are read in C order, little-endian (Fortran
+ * order: the array is loaded whole at the first read).  An .npz archive
+ * (a file, not stdin) lists each member KEY.npy as tensor KEY.
  * @return 0, or GT_ERR(IO) (cannot open/read), GT_ERR(CORRUPT) (not a file
  *	of that kind), GT_ERR(TYPE) (unknown dtype), GT_ERR(INVAL) (raw size not
- *	a multiple of the dtype), GT_ERR(UNSUPPORTED) (big-endian or Fortran .npy,
+ *	a multiple of the dtype), GT_ERR(UNSUPPORTED) (a future .npy version,
  *	future .gtz version); @d says which and where.
  */
 int gt_source_open(const char *path, const struct gt_source_opts *o,

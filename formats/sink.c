@@ -60,6 +60,9 @@ int gt_sink_open(const char *path, const struct gt_sink_opts *o,
 	int rc;
 
 	*sink_ret = NULL;
+	if (k == GT_KIND_AUTO && strlen(path) > 4 && !strcasecmp(path + strlen(path) - 4, ".npz"))
+		return gt_diag_set(d, GT_ERR(INVAL), "%s: .npz archives are read, not written; "
+				   "use .npy or .h5", path);
 	if (k == GT_KIND_AUTO)
 		k = to_stdout ? GT_KIND_RAW : gt_kind_from_name(path);
 	if (k == GT_KIND_GTZ)

@@ -12,6 +12,9 @@
 static const char hdf5_magic[8] = { '\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n' };
 static const char npy_magic[6] = { '\x93', 'N', 'U', 'M', 'P', 'Y' };
 static const char gtz_magic[4] = { '\x89', 'G', 'T', 'Z' };
+/* a zip's local file header, or the end record of an empty one: .npz */
+static const char zip_magic[4] = { 'P', 'K', '\x03', '\x04' };
+static const char zip_empty[4] = { 'P', 'K', '\x05', '\x06' };
 
 #define PEEK_LEN 8
 
@@ -20,7 +23,7 @@ static const struct {
 	enum gt_kind kind;
 } exts[] = {
 	{ ".h5", GT_KIND_HDF5 }, { ".hdf5", GT_KIND_HDF5 },
-	{ ".npy", GT_KIND_NPY }, { ".gtz", GT_KIND_GTZ },
+	{ ".npy", GT_KIND_NPY }, { ".npz", GT_KIND_NPY }, { ".gtz", GT_KIND_GTZ },
 	{ ".f32", GT_KIND_RAW }, { ".f16", GT_KIND_RAW },
 	{ ".bf16", GT_KIND_RAW }, { ".f64", GT_KIND_RAW },
 	{ ".raw", GT_KIND_RAW }, { ".bin", GT_KIND_RAW },
@@ -132,6 +135,8 @@ static enum gt_kind kind_from_magic(const unsigned char *b, size_t n)
 		return GT_KIND_NPY;
 	if (n >= sizeof(gtz_magic) && !memcmp(b, gtz_magic, sizeof(gtz_magic)))
 		return GT_KIND_GTZ;
+	if (n >= 4 && (!memcmp(b, zip_magic, 4) || !memcmp(b, zip_empty, 4)))
+		return GT_KIND_NPY;
 	return GT_KIND_AUTO;
 }
 
@@ -192,8 +197,11 @@ static enum gt_kind detect(const struct gt_source *s, const unsigned char *peek,
 	return k == GT_KIND_AUTO ? GT_KIND_RAW : k;
 }
 
-static int open_kind(struct gt_source *s, FILE *f, struct gt_diag *d)
+static int open_kind(struct gt_source *s, FILE *f, const unsigned char *peek,
+		     size_t npeek, struct gt_diag *d)
 {
+	const int zip = npeek >= 4 && (!memcmp(peek, zip_magic, 4) || !memcmp(peek, zip_empty, 4));
+
 	switch (s->kind) {
 	case GT_KIND_HDF5:
 		fclose(f);
@@ -201,7 +209,7 @@ static int open_kind(struct gt_source *s, FILE *f, struct gt_diag *d)
 			return gt_diag_set(d, GT_ERR(INVAL),
 					   "HDF5 files cannot be read from a pipe");
 		return gt_hdf5_source_open(s, d);
-	case GT_KIND_NPY: return gt_npy_source_open(s, f, d);
+	case GT_KIND_NPY: return zip ? gt_npz_source_open(s, f, d) : gt_npy_source_open(s, f, d);
 	case GT_KIND_GTZ: return gt_gtz_source_open(s, f, d);
 	case GT_KIND_RAW:
 	case GT_KIND_AUTO: break;
@@ -234,7 +242,7 @@ int gt_source_open(const char *path, const struct gt_source_opts *o,
 		return rc;
 	}
 	s->kind = detect(s, peek, npeek);
-	rc = open_kind(s, f, d);
+	rc = open_kind(s, f, peek, npeek, d);
 	if (rc < 0) {
 		gt_source_free(s);
 		return rc;

@@ -34,6 +34,8 @@ struct gt_source {
 int gt_hdf5_source_open(struct gt_source *s, struct gt_diag *d);
 int gt_raw_source_open(struct gt_source *s, FILE *f, struct gt_diag *d);
 int gt_npy_source_open(struct gt_source *s, FILE *f, struct gt_diag *d);
+/* An .npz archive: the kind is NPY, told apart by the zip magic. */
+int gt_npz_source_open(struct gt_source *s, FILE *f, struct gt_diag *d);
 int gt_gtz_source_open(struct gt_source *s, FILE *f, struct gt_diag *d);
 
 /* Release one tensor info's allocations (name, attrs). */

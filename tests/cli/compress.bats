@@ -495,3 +495,46 @@ roundtrip_raw() {
 	[ -z "$(compgen -G '.out.gtz.*')" ]
 	[ ! -e out.gtz ]
 }
+
+@test "compress: .npy in Fortran order or big-endian, and .npz archives, come back in C order" {
+	/usr/bin/python3 - <<'PY'
+import numpy as np
+rng = np.random.default_rng(7)
+a = rng.standard_normal((3, 4, 5)).astype(np.float32)
+np.save("fortran.npy", np.asfortranarray(a))
+np.save("be4.npy", a.astype(">f4"))
+np.save("be8.npy", np.asfortranarray(a.astype(">f8")))
+np.save("be2.npy", a.astype(">f2"))
+np.save("ld.npy", a.astype(np.longdouble))
+for name, b in (("fortran", a), ("be4", a), ("be8", a.astype("<f8")), ("be2", a.astype("<f2"))):
+    open(name + ".want", "wb").write(np.ascontiguousarray(b).astype(b.dtype.newbyteorder("<")).tobytes())
+np.savez("s.npz", w=a, b=np.asfortranarray(a.astype(">f8")), steps=np.arange(4))
+np.savez_compressed("c.npz", w=a, b=np.asfortranarray(a.astype(">f8")))
+open("w.want", "wb").write(a.tobytes())
+open("b.want", "wb").write(a.astype("<f8").tobytes())
+PY
+	for f in fortran be4 be8 be2; do
+		run -0 --separate-stderr gtool compress -c zstd "$f.npy" -o "$f.gtz"
+		run -0 gtool decompress "$f.gtz" -o "$f.npy.out" --format raw
+		cmp "$f.want" "$f.npy.out"
+		run -0 gtool ls --format tsv "$f.gtz"
+		[ "$(cut -f4 <<< "${lines[1]}")" = 3x4x5 ]
+	done
+	for z in s c; do
+		run -0 --separate-stderr gtool compress -c zstd "$z.npz" -o "$z.gtz"
+		run -0 gtool ls --format tsv "$z.gtz"
+		[ "${#lines[@]}" -eq 3 ]
+		[ "$(cut -f2,3,4 <<< "${lines[1]}")" = "$(printf 'w\tf32\t3x4x5')" ]
+		[ "$(cut -f2,3,4 <<< "${lines[2]}")" = "$(printf 'b\tf64\t3x4x5')" ]
+		for k in w b; do
+			gtool decompress -d "$k" "$z.gtz" -o - > "$z.$k.out"
+			cmp "$k.want" "$z.$k.out"
+		done
+	done
+	run -1 --separate-stderr gtool stats ld.npy
+	[ "$stderr" = "gtool stats: ld.npy: dtype '<f16': long double (float128) is not supported" ]
+	run -1 --separate-stderr gtool decompress s.gtz -d w -o out.npz
+	[ "$stderr" = "gtool decompress: out.npz: .npz archives are read, not written; use .npy or .h5" ]
+	run -1 --separate-stderr gtool stats - < s.npz
+	[[ $stderr == *"a .npz archive cannot be read from a pipe" ]]
+}

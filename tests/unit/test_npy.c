@@ -3,6 +3,8 @@
 #include <stdint.h>
 #include <unistd.h>
 
+#include <zip.h>
+
 #include "check.h"
 #include "../../formats/gt_sink.h"
 #include "../../formats/gt_source.h"
@@ -129,10 +131,12 @@ static void test_npy_errors(void)
 		int rc;
 		const char *msg;
 	} cases[] = {
-		{ 1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", 8,
-		  GT_ERR(UNSUPPORTED), "big-endian .npy arrays are not supported" },
-		{ 1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", 16,
-		  GT_ERR(UNSUPPORTED), "Fortran-order .npy arrays are not supported" },
+		{ 1, "{'descr': '<f16', 'fortran_order': False, 'shape': (1,), }", 16,
+		  GT_ERR(TYPE), "dtype '<f16': long double (float128) is not supported" },
+		{ 1, "{'descr': '>f12', 'fortran_order': False, 'shape': (1,), }", 12,
+		  GT_ERR(TYPE), "dtype '>f12': long double (float128) is not supported" },
+		{ 1, "{'descr': '>f4', 'fortran_order': True, 'shape': (3, 2), }", 16,
+		  GT_ERR(TRUNCATED), "the shape needs 24" },
 		{ 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }", 8,
 		  GT_ERR(TYPE), "dtype '<i4' is not floating point" },
 		{ 1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", 8,
@@ -437,6 +441,161 @@ static void remove_dir(void)
 	rmdir(dir);
 }
 
+/* The big-endian bytes of @n values of @size bytes at @src. */
+static void to_big(unsigned char *dst, const void *src, size_t n, unsigned size)
+{
+	const unsigned char *p = src;
+
+	for (size_t i = 0; i < n; i++)
+		for (unsigned b = 0; b < size; b++)
+			dst[i * size + b] = p[i * size + size - 1 - b];
+}
+
+/* The bits of the integer @v (0-15) in @dt: 2^e (1 + m / 2^mb). */
+static uint64_t small_int(unsigned v, enum gt_dtype dt)
+{
+	const unsigned mb = gt_dtype_man_bits(dt);
+	unsigned e = 0;
+
+	if (!v)
+		return 0;
+	while (v >> (e + 1))
+		e++;
+	return gt_fp_make(0, (unsigned)gt_dtype_bias(dt) + e,
+			  ((uint64_t)v << mb >> e) & ((UINT64_C(1) << mb) - 1), dt);
+}
+
+/* Open @path, check tensor @t's shape (2, 3, 2) and the values 0..11 in
+ * C order, read in pieces of 5 values. */
+static void check_c_order(const char *path, enum gt_dtype dt, size_t t)
+{
+	struct gt_source *s = NULL;
+	struct gt_diag d = { "" };
+	unsigned char back[12 * 8];
+	size_t n = 0, got = 1;
+
+	CHECK_RC(gt_source_open(path, NULL, &s, &d), 0);
+	if (!s) {
+		fprintf(stderr, "%s: %s\n", path, d.msg);
+		return;
+	}
+	CHECK(gt_source_info(s, t)->dtype == dt);
+	CHECK(gt_source_info(s, t)->rank == 3 && gt_source_info(s, t)->dims[0] == 2 &&
+	      gt_source_info(s, t)->dims[1] == 3 && gt_source_info(s, t)->dims[2] == 2);
+	while (got && n < 12) {
+		CHECK_RC(gt_source_read(s, t, n, 5, back + n * gt_dtype_size(dt), &got, &d), 0);
+		n += got;
+	}
+	CHECK(n == 12);
+	for (size_t i = 0; i < n; i++)
+		CHECK(!(gt_fp_get(back, dt, i) < (double)i) && !(gt_fp_get(back, dt, i) > (double)i));
+	gt_source_free(s);
+}
+
+/*
+ * Fortran order and big-endian, alone and together, for f4, f8 and f2.
+ * The C array x[i][j][k] = 6i + 2j + k of shape (2, 3, 2) lies in a
+ * Fortran file with i fastest: file value f = i + 2j + 6k, worked out by
+ * hand as the order 0 6 2 8 4 10 1 7 3 9 5 11.
+ */
+static void test_npy_fortran_big_endian(void)
+{
+	static const unsigned forder[12] = { 0, 6, 2, 8, 4, 10, 1, 7, 3, 9, 5, 11 };
+	static const struct {
+		const char *descr;
+		enum gt_dtype dt;
+	} types[] = { { "f4", GT_DT_F32 }, { "f8", GT_DT_F64 }, { "f2", GT_DT_F16 } };
+
+	for (size_t t = 0; t < 3; t++) {
+		const unsigned size = gt_dtype_size(types[t].dt);
+
+		for (int variant = 0; variant < 4; variant++) {
+			const int fortran = variant & 1, big = variant >> 1;
+			unsigned char le[12 * 8], data[12 * 8], file[512];
+			char dict[128];
+
+			for (unsigned i = 0; i < 12; i++)
+				gt_fp_store(le, types[t].dt, i,
+					    small_int(fortran ? forder[i] : i, types[t].dt));
+			if (big)
+				to_big(data, le, 12, size);
+			else
+				memcpy(data, le, 12 * size);
+			snprintf(dict, sizeof(dict),
+				 "{'descr': '%c%s', 'fortran_order': %s, 'shape': (2, 3, 2), }",
+				 big ? '>' : '<', types[t].descr, fortran ? "True" : "False");
+			write_file(tmp_path("fb.npy"), file,
+				   build_npy(file, 1, dict, data, 12 * size));
+			check_c_order(tmp_path("fb.npy"), types[t].dt, 0);
+		}
+	}
+}
+
+/* Add @len bytes at @p as member @name of @z, deflated or stored. */
+static void npz_add(zip_t *z, const char *name, const void *p, size_t len, int deflate)
+{
+	zip_source_t *src = zip_source_buffer(z, p, len, 0);
+	zip_int64_t i;
+
+	CHECK(src != NULL);
+	i = zip_file_add(z, name, src, 0);
+	CHECK(i >= 0);
+	CHECK(zip_set_file_compression(z, (zip_uint64_t)i,
+				       deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0) == 0);
+}
+
+/* An .npz as np.savez / np.savez_compressed write it: KEY.npy members. */
+static void test_npz(void)
+{
+	static unsigned char f4[512], f8be[512], i4[512];
+	static const int32_t ints[3] = { 1, 2, 3 };
+	double d8[12];
+	unsigned char d8be[96];
+	size_t l4, l8, li;
+
+	for (int i = 0; i < 12; i++)
+		d8[i] = i;
+	to_big(d8be, d8, 12, 8);
+	l4 = build_npy(f4, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }",
+		       vals, sizeof(vals));
+	l8 = build_npy(f8be, 1, "{'descr': '>f8', 'fortran_order': False, 'shape': (2, 3, 2), }",
+		       d8be, sizeof(d8be));
+	li = build_npy(i4, 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }",
+		       ints, sizeof(ints));
+	for (int deflate = 0; deflate < 2; deflate++) {
+		struct gt_source *s = NULL;
+		struct gt_diag d = { "" };
+		float back[12];
+		size_t n = 0;
+		int err = 0;
+		zip_t *z = zip_open(tmp_path("a.npz"), ZIP_CREATE | ZIP_TRUNCATE, &err);
+
+		CHECK(z != NULL);
+		if (!z)
+			return;
+		npz_add(z, "grad.npy", f4, l4, deflate);
+		npz_add(z, "step/x.npy", f8be, l8, deflate);
+		npz_add(z, "labels.npy", i4, li, deflate);
+		npz_add(z, "README", "not an array", 12, deflate);
+		CHECK(zip_close(z) == 0);
+		CHECK_RC(gt_source_open(tmp_path("a.npz"), NULL, &s, &d), 0);
+		if (!s) {
+			fprintf(stderr, "npz: %s\n", d.msg);
+			continue;
+		}
+		CHECK(gt_source_kind(s) == GT_KIND_NPY && gt_source_count(s) == 3);
+		CHECK(!strcmp(gt_source_info(s, 0)->name, "grad"));
+		CHECK(!strcmp(gt_source_info(s, 1)->name, "step/x"));
+		CHECK(!strcmp(gt_source_info(s, 2)->name, "labels"));
+		CHECK(gt_source_info(s, 2)->dtype == GT_DT_NONE && gt_source_info(s, 2)->count == 3);
+		CHECK(!strcmp(gt_source_info(s, 2)->type_desc, "integer"));
+		CHECK_RC(read_all(s, back, 12, &n, &d), 0);
+		CHECK(n == 12 && !memcmp(back, vals, sizeof(vals)));
+		gt_source_free(s);
+		check_c_order(tmp_path("a.npz"), GT_DT_F64, 1);
+	}
+}
+
 static void test_no_temp_left(void)
 {
 	remove_dir();
@@ -454,6 +613,8 @@ int main(int argc, char **argv)
 	}
 	RUN(test_npy_valid);
 	RUN(test_npy_errors);
+	RUN(test_npy_fortran_big_endian);
+	RUN(test_npz);
 	RUN(test_sink_round_trip);
 	RUN(test_npy_sink_layout);
 	RUN(test_sink_errors);

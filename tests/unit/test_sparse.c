@@ -486,6 +486,68 @@ static void test_unbiased(void)
 	check_mean("terngrad", "", v, N, want, step, 3000);
 }
 
+/*
+ * The level sets, value by value (the unbiasedness above is only on
+ * average): qsgd's x̂ is ±l N/s with N = ||x|| rounded up to an f32 and l
+ * one of the two levels around s|x|/N (floor or floor + 1), signed as x,
+ * level 0 as +0; terngrad's x̂ is 0 or ±S, signed as x, S = min(max |x|,
+ * 2.5 sigma) rounded up, and the values at S itself always ±S.
+ */
+static void test_levels(void)
+{
+	enum { N = 999 };
+	static const unsigned levels[] = { 1, 3, 8, 255 };
+	float v[N], back[N];
+	double sq = 0, mean = 0, var = 0, mx = 0, scale;
+	char opts[48];
+	size_t len;
+
+	fill(v, N);
+	for (size_t i = 0; i < N; i++)
+		sq += (double)v[i] * v[i];
+	for (size_t k = 0; k < 4; k++) {
+		const unsigned s = levels[k];
+		const double norm = f32_up(sqrt(sq)), step = norm / s;
+		int ok = 1;
+
+		snprintf(opts, sizeof(opts), "levels=%u,seed=%zu", s, k);
+		if (code("qsgd", opts, GT_DT_F32, v, N, 0, back, &len) < 0)
+			continue;
+		for (size_t i = 0; i < N; i++) {
+			const double a = fabs((double)v[i]) * s / norm, lo = floor(a);
+			const float at_lo = (float)(lo * step), at_hi = (float)((lo + 1) * step);
+			const float y = fabsf(back[i]);
+
+			ok &= !memcmp(&y, &at_lo, 4) || (a > lo && !memcmp(&y, &at_hi, 4));
+			ok &= gt_f32_bits(y) == 0 ? gt_f32_bits(back[i]) == 0 : signbit(back[i]) == signbit(v[i]);
+		}
+		CHECK(ok);
+		if (!ok)
+			fprintf(stderr, "  qsgd levels=%u: a value off its two levels\n", s);
+	}
+	for (size_t i = 0; i < N; i++)
+		mean += v[i] / (double)N;
+	for (size_t i = 0; i < N; i++) {
+		var += ((double)v[i] - mean) * ((double)v[i] - mean) / N;
+		mx = fmax(mx, fabs(v[i]));
+	}
+	scale = f32_up(fmin(mx, 2.5 * sqrt(var)));
+	if (code("terngrad", "seed=5", GT_DT_F32, v, N, 0, back, &len) == 0) {
+		const float S = (float)scale;
+		int ok = 1;
+
+		for (size_t i = 0; i < N; i++) {
+			const float y = fabsf(back[i]);
+
+			ok &= gt_f32_bits(back[i]) == 0 || (!memcmp(&y, &S, 4) &&
+							    signbit(back[i]) == signbit(v[i]));
+			if (fabs((double)v[i]) >= scale)
+				ok &= !memcmp(&y, &S, 4);
+		}
+		CHECK(ok);
+	}
+}
+
 static void test_special(void)
 {
 	enum { N = 8 };
@@ -568,6 +630,7 @@ int main(int argc, char **argv)
 	RUN(test_index_coding);
 	RUN(test_hostile);
 	RUN(test_unbiased);
+	RUN(test_levels);
 	RUN(test_special);
 	RUN(test_dtypes);
 	return check_done("test_sparse");

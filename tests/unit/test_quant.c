@@ -331,6 +331,45 @@ static void test_rangeq_codec(void)
 	gt_codec_free(ctx);
 }
 
+static int cmp_float(const void *a, const void *b)
+{
+	const float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * rangeq as a codec keeps the order: on sorted input (both signs, wide
+ * magnitudes) the decoded values never decrease, and each is truncated
+ * toward zero (its sign kept, or 0).
+ */
+static void test_rangeq_codec_monotone(void)
+{
+	static const char *const opts[] = { "bits=4", "bits=8", "bits=12,m=6", "bits=16" };
+
+	fill_wide(in, 999);
+	for (int i = 0; i < 999; i++)
+		if (!isfinite(in[i]))
+			in[i] = 0;
+	qsort(in, 999, sizeof(float), cmp_float);
+	for (size_t k = 0; k < 4; k++) {
+		struct gt_codec_ctx *ctx = make("rangeq", GT_DT_F32, opts[k]);
+		int mono = 1, toward0 = 1;
+
+		trip(ctx, in, out, 999);
+		for (int i = 1; i < 999; i++)
+			mono &= !(out[i] < out[i - 1]);
+		for (int i = 0; i < 999; i++)
+			toward0 &= fabsf(out[i]) <= fabsf(in[i]) &&
+				   (!(fabsf(out[i]) > 0) || signbit(out[i]) == signbit(in[i]));
+		CHECK(mono);
+		CHECK(toward0);
+		if (!mono || !toward0)
+			fprintf(stderr, "  rangeq %s\n", opts[k]);
+		gt_codec_free(ctx);
+	}
+}
+
 /* samples/grads.f32, a real gradient */
 static size_t read_grads(float *x)
 {
@@ -560,6 +599,7 @@ int main(int argc, char **argv)
 	RUN(test_tfp_seek);
 	RUN(test_tfp_dtypes_options);
 	RUN(test_rangeq_codec);
+	RUN(test_rangeq_codec_monotone);
 	RUN(test_fft_drop0);
 	RUN(test_fft_reference);
 	RUN(test_fft_edges);

@@ -323,23 +323,26 @@ int cmd_decompress(int argc, char **argv)
 	int rc = gt_argp_parse(&decompress_argp, argc, argv, &o);
 
 	if (rc)
-		return rc;
+		goto done;
 	if (!o.threads)
 		o.threads = (unsigned)gt_ncores();
 	if (!o.output) {
 		out = default_output(o.input);
 		if (!out) {
+			rc = 2;
 			gt_error("%s: cannot tell the output name; use -o FILE", o.input);
-			return 2;
+			goto done;
 		}
 		o.output = out;
 	}
 	if (!strcmp(o.output, "-") && isatty(STDOUT_FILENO) && !o.force) {
+		rc = 1;
 		gt_error("refusing to write binary data to a terminal; use -o FILE or a pipe");
-		free(out);
-		return 1;
+		goto done;
 	}
 	rc = run_decompress(&o) < 0;
+done:
 	free(out);
+	free(o.datasets);
 	return rc;
 }

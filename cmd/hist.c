@@ -96,7 +96,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 const struct argp hist_argp = {
 	options, parse_opt, "FILE...",
 	"Print the histogram of the exponent fields of the floating-point "
-	"tensors of each FILE (HDF5, .npy, raw or .gtz; \"-\" reads standard "
+	"tensors of each FILE (HDF5, .npy, .npz, raw or .gtz; \"-\" reads standard "
 	"input): for each exponent k present, the count and share of values in "
 	"[2^k, 2^(k+1)), zeros and subnormals (field 0) and Inf/NaN as their "
 	"own rows, the cumulative share and a bar."

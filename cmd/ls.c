@@ -61,7 +61,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 const struct argp ls_argp = {
 	options, parse_opt, "FILE...",
-	"List the datasets of each FILE (HDF5, .npy, raw or .gtz; \"-\" reads "
+	"List the datasets of each FILE (HDF5, .npy, .npz, raw or .gtz; \"-\" reads "
 	"standard input): name, dtype (or the type of a dataset that is not "
 	"floating point), shape, values and bytes.  For a trace, also list its "
 	"steps with their optimizer and hyper-parameters."

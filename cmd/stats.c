@@ -69,7 +69,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 const struct argp stats_argp = {
 	options, parse_opt, "FILE...",
 	"Print statistics of the floating-point tensors of each FILE (HDF5, "
-	".npy, raw or .gtz; \"-\" reads standard input): counts of zeros, "
+	".npy, .npz, raw or .gtz; \"-\" reads standard input): counts of zeros, "
 	"subnormals, NaN and Inf, min, max, mean, std and mean |x| of the finite "
 	"values, and the exponent statistics that bound a lossless exponent "
 	"codec: distinct exponents, entropy H, the share of the 15 most "

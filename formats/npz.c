@@ -79,14 +79,52 @@ static int add_member(struct gt_source *s, struct npz_src *p, zip_uint64_t idx,
 	return 0;
 }
 
+/*
+ * The first @need bytes of member @idx into *@raw_ret (malloc'd), grown
+ * as the data comes: the sizes in a zip's directory are claims, so
+ * memory follows what inflates rather than what the header says.
+ */
+static int read_grow(zip_t *z, zip_uint64_t idx, size_t need, unsigned char **raw_ret,
+		     struct gt_diag *d)
+{
+	zip_file_t *zf = zip_fopen_index(z, idx, 0);
+	size_t cap = need < ((size_t)1 << 20) ? need : (size_t)1 << 20, got = 0;
+	unsigned char *raw = malloc(cap + 1), *grown;
+	zip_int64_t n = 1;
+
+	if (!zf || !raw) {
+		free(raw);
+		if (zf)
+			zip_fclose(zf);
+		return zf ? gt_diag_set(d, GT_ERR(NOMEM), "out of memory")
+			  : gt_diag_set(d, GT_ERR(CORRUPT), "%s", zip_strerror(z));
+	}
+	while (got < need && n > 0) {
+		if (got == cap) {
+			cap = need - cap < cap ? need : 2 * cap;
+			grown = realloc(raw, cap + 1);
+			if (!grown)
+				break;
+			raw = grown;
+		}
+		n = zip_fread(zf, raw + got, cap - got);
+		got += n > 0 ? (size_t)n : 0;
+	}
+	zip_fclose(zf);
+	*raw_ret = raw;
+	if (got < need)
+		return gt_diag_set(d, n < 0 ? GT_ERR(CORRUPT) : got == cap ? GT_ERR(NOMEM)
+				   : GT_ERR(TRUNCATED), "the data ends early");
+	return 0;
+}
+
 /* Inflate tensor @i whole into p->buf, in C order. */
 static int load(struct gt_source *s, struct npz_src *p, size_t i, struct gt_diag *d)
 {
 	const struct gt_tensor_info *t = &s->tensors[i];
 	const struct npz_member *m = &p->m[i];
 	const size_t size = gt_dtype_size(t->dtype);
-	unsigned char *raw;
-	zip_uint64_t got;
+	unsigned char *raw = NULL;
 	int rc;
 
 	p->cached = 0;
@@ -94,15 +132,12 @@ static int load(struct gt_source *s, struct npz_src *p, size_t i, struct gt_diag
 	p->buf = NULL;
 	if (t->count > (SIZE_MAX - m->l.off) / size / 2)
 		return gt_diag_set(d, GT_ERR(OVERFLOW), "%s: too large for memory", t->name);
-	raw = malloc((size_t)m->l.off + (size_t)t->count * size + 1);
-	p->buf = malloc((size_t)t->count * size + 1);
-	if (!raw || !p->buf) {
-		free(raw);
-		return gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
+	rc = read_grow(p->z, m->index, (size_t)m->l.off + (size_t)t->count * size, &raw, d);
+	if (rc >= 0) {
+		p->buf = malloc((size_t)t->count * size + 1);
+		if (!p->buf)
+			rc = gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
 	}
-	rc = read_member(p->z, m->index, raw, m->l.off + t->count * size, &got, d);
-	if (rc >= 0 && got < m->l.off + t->count * size)
-		rc = gt_diag_set(d, GT_ERR(TRUNCATED), "%s: the data ends early", t->name);
 	if (rc >= 0) {
 		gt_npy_to_c_order(t, m->l.fortran, m->l.swap, raw + m->l.off, p->buf);
 		p->cached = i + 1;
@@ -150,6 +185,8 @@ static int list_members(struct gt_source *s, struct npz_src *p, struct gt_diag *
 {
 	const zip_int64_t n = zip_get_num_entries(p->z, 0);
 
+	if (n < 0)
+		return gt_diag_set(d, GT_ERR(CORRUPT), "bad .npz archive");
 	s->tensors = calloc((size_t)n + 1, sizeof(*s->tensors));
 	p->m = calloc((size_t)n + 1, sizeof(*p->m));
 	if (!s->tensors || !p->m)

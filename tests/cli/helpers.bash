@@ -134,7 +134,8 @@ interrupt() {
 		sleep 0.05
 	done
 	kill -s "$sig" "$pid"
-	status=0
-	wait "$pid" || status=$?
+	# $status is read by the caller, as after run
+	# shellcheck disable=SC2034
+	{ status=0; wait "$pid" || status=$?; }
 	kill -- "-$pgid" 2>/dev/null || true
 }

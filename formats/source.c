@@ -192,6 +192,10 @@ static enum gt_kind detect(const struct gt_source *s, const unsigned char *peek,
 
 	if (k == GT_KIND_AUTO)
 		k = kind_from_magic(peek, npeek);
+	/* "PK\3\4" is 1.5e-36 as an f32: a raw file's name outweighs it */
+	if (k == GT_KIND_NPY && npeek >= 4 && !memcmp(peek, "PK", 2) && s->opts.kind == GT_KIND_AUTO &&
+	    strcmp(s->path, "-") && gt_kind_from_name(s->path) == GT_KIND_RAW)
+		k = GT_KIND_RAW;
 	if (k == GT_KIND_AUTO && strcmp(s->path, "-"))
 		k = gt_kind_from_name(s->path);
 	return k == GT_KIND_AUTO ? GT_KIND_RAW : k;

@@ -594,6 +594,16 @@ static void test_npz(void)
 		gt_source_free(s);
 		check_c_order(tmp_path("a.npz"), GT_DT_F64, 1);
 	}
+	/* a raw file that starts like a zip (1.5e-36f) stays raw by its name */
+	{
+		struct gt_source *s = NULL;
+		struct gt_diag d = { "" };
+
+		write_file(tmp_path("pk.f32"), "PK\3\4\0\0\200\77", 8);
+		CHECK_RC(gt_source_open(tmp_path("pk.f32"), NULL, &s, &d), 0);
+		CHECK(s && gt_source_kind(s) == GT_KIND_RAW && gt_source_info(s, 0)->count == 2);
+		gt_source_free(s);
+	}
 }
 
 static void test_no_temp_left(void)

@@ -282,7 +282,9 @@ static int run_decompress(const struct decompress_opts *o)
 		free(s.hit);
 		return gt_error_errno("%s", o->input);
 	}
-	rc = seekable(o, f) ? precheck(o) : 1;
+	/* HDF5 takes any number of tensors: only -d patterns need the list */
+	rc = seekable(o, f) && (k == GT_KIND_RAW || k == GT_KIND_NPY || o->n_datasets)
+	     ? precheck(o) : 1;
 	if (rc < 0)
 		goto out;
 	/* not listed: one tensor to stdout is held until the end shows it alone */

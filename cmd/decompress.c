@@ -102,6 +102,10 @@ struct state {
 	int skip;         /* the current tensor is not selected */
 	unsigned char *hit; /* per -d pattern: it matched a tensor */
 	size_t nsel;      /* tensors selected so far */
+	/* with -d: groups wait until a selected tensor lies inside them */
+	struct gt_group_info *pend;
+	unsigned char *sent;
+	size_t npend;
 	/* one tensor to stdout from a pipe: held until EOF proves it alone */
 	int hold;
 	struct gt_tensor_info held;
@@ -120,8 +124,35 @@ static int sink_rc(struct state *s, int rc)
 static int on_group(void *arg, const struct gt_group_info *g, struct gt_diag *d)
 {
 	struct state *s = arg;
+	struct gt_group_info *p;
 
-	return sink_rc(s, gt_sink_group(s->sink, g, d));
+	if (!s->o->n_datasets)
+		return sink_rc(s, gt_sink_group(s->sink, g, d));
+	s->pend = xrealloc(s->pend, (s->npend + 1) * sizeof(*s->pend));
+	s->sent = xrealloc(s->sent, s->npend + 1);
+	p = &s->pend[s->npend];
+	p->name = xstrdup(g->name);
+	memset(&p->attrs, 0, sizeof(p->attrs));
+	s->sent[s->npend++] = 0;
+	if (gt_attrs_copy(&p->attrs, &g->attrs) < 0)
+		return gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
+	return 0;
+}
+
+/* The waiting groups that hold tensor @name, parents first (file order). */
+static int send_groups(struct state *s, const char *name, struct gt_diag *d)
+{
+	for (size_t i = 0; i < s->npend; i++) {
+		const char *g = s->pend[i].name;
+		const size_t len = strlen(g);
+
+		if (s->sent[i] || !(!strcmp(g, "/") ||
+				    (!strncmp(name, g, len) && name[len] == '/')))
+			continue;
+		s->sent[i] = 1;
+		GT_TRY(sink_rc(s, gt_sink_group(s->sink, &s->pend[i], d)));
+	}
+	return 0;
 }
 
 /* Keep a copy of @t for the held tensor (the reader's goes away). */
@@ -152,6 +183,7 @@ static int on_tensor(void *arg, const struct gt_gtz_tensor *t, struct gt_diag *d
 	s->nsel++;
 	if (s->hold)
 		return hold_info(s, &t->info, d);
+	GT_TRY(send_groups(s, t->info.name, d));
 	return sink_rc(s, gt_sink_begin(s->sink, &t->info, d));
 }
 
@@ -315,6 +347,12 @@ out:
 	gt_attrs_release(&s.held.attrs);
 	free(s.buf);
 	free(s.hit);
+	for (size_t i = 0; i < s.npend; i++) {
+		free(s.pend[i].name);
+		gt_attrs_release(&s.pend[i].attrs);
+	}
+	free(s.pend);
+	free(s.sent);
 	return rc;
 }
 

@@ -196,6 +196,17 @@ for p in sys.argv[1:]:
 	gtool ls --format tsv "$SAMPLES/cnn_adam.h5" | cut -f2 | grep -E '/fc\.|^/step_000001/grad/conv1\.bias$' | sort > want.txt
 	[ -s want.txt ]
 	diff want.txt got.txt
+	# only the groups on the way to a selected tensor, with their attributes
+	run -0 gtool decompress -d /step_000010/state/exp_avg/fc.bias c.gtz -o one.h5
+	run -0 /usr/bin/python3 -c 'import h5py, sys
+f, g = h5py.File("one.h5"), h5py.File(sys.argv[1])
+names = []
+f.visit(names.append)
+print(" ".join(sorted(names)))
+print(len(g["step_000010"].attrs) > 0 and
+      all(dict(f[n].attrs) == dict(g[n].attrs) for n in names))' "$SAMPLES/cnn_adam.h5"
+	[ "${lines[0]}" = "step_000010 step_000010/state step_000010/state/exp_avg step_000010/state/exp_avg/fc.bias" ]
+	[ "${lines[1]}" = True ]
 	run -1 --separate-stderr gtool decompress -d nope c.gtz -o x.h5
 	[ "$stderr" = "gtool decompress: c.gtz: dataset nope not found" ]
 	run -1 --separate-stderr gtool decompress -d '*/fc.*' -d nope - -o x.h5 < <(cat c.gtz)

@@ -139,8 +139,15 @@ static int on_eof(void *arg, struct gt_diag *d)
 	return sink_rc(s, gt_sink_commit(s->sink, d));
 }
 
+static int on_object(void *arg, const struct gt_object *o, struct gt_diag *d)
+{
+	struct state *s = arg;
+
+	return sink_rc(s, gt_sink_object(s->sink, o, d));
+}
+
 static const struct gt_gtz_callbacks callbacks = {
-	on_group, on_tensor, on_data, on_end, on_eof,
+	on_group, on_tensor, on_data, on_end, on_eof, on_object,
 };
 
 /* An error of the reader names the input, one of the sink the output. */

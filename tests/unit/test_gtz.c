@@ -58,6 +58,7 @@ static void make_info(struct gt_tensor_info *ti, const struct tensor *t,
 	ti->dims[0] = t->n / 4;
 	ti->dims[1] = 4;
 	ti->count = t->n;
+	memset(attr, 0, sizeof(*attr));
 	attr->name = (char *)(uintptr_t)"step";
 	attr->type = GT_ATTR_INT;
 	attr->n = 1;
@@ -550,7 +551,7 @@ static int cb_eof(void *arg, struct gt_diag *d)
 }
 
 static const struct gt_gtz_callbacks expect_cb = { cb_group, cb_tensor, cb_data,
-						   cb_end, cb_eof };
+						   cb_end, cb_eof, NULL };
 
 static int read_all(const char *path, const struct tensor *t, size_t nt,
 		    unsigned threads, struct expect *e)

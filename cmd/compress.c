@@ -101,8 +101,12 @@ const struct argp compress_argp = {
 	options, parse_opt, "FILE",
 	"Compress the floating-point tensors of FILE (HDF5, .npy, raw, or '-' for "
 	"stdin) into a .gtz container. On an HDF5 file, every float dataset is "
-	"compressed and the groups and attributes are kept, so 'gtool decompress' "
-	"gives the file back.  With a lossy codec only the gradients of a trace "
+	"compressed and the rest is kept: groups, hard, soft and external links, "
+	"every attribute with its HDF5 type and bytes, and datasets of other "
+	"types (integers, booleans, strings, compounds) whole, so 'gtool "
+	"decompress' gives the file back (without its chunking, filters and "
+	"object times). What cannot be kept exactly is an error unless "
+	"--lossy-metadata is given.  With a lossy codec only the gradients of a trace "
 	"are coded with it (gcomp with the optimizer and state of their step), "
 	"and every other tensor losslessly with huffexp.",
 	children, NULL, NULL

@@ -203,6 +203,16 @@ int gtz_get_attrs(struct gt_cur *c, struct gt_attrs *a)
 	return 0;
 }
 
+int gtz_check_name(const char *what, const char *name, struct gt_diag *d)
+{
+	const size_t n = strlen(name);
+
+	if (n <= 0xffff)
+		return 0;
+	return gt_diag_set(d, GT_ERR(OVERFLOW), "%s %.48s... is %zu bytes long, over the "
+			   "65535 a .gtz name may have", what, name, n);
+}
+
 void gtz_coder_release(struct coder *k)
 {
 	for (unsigned i = 0; i < k->nctx; i++) {

@@ -32,6 +32,8 @@ static inline uint32_t crc_of(uint32_t crc, const void *p, size_t n)
 }
 
 void gtz_put_attrs(struct gt_buf *b, const struct gt_attrs *a);
+/* GT_ERR(OVERFLOW) naming @what and the start of @name when it is too long for a str. */
+int gtz_check_name(const char *what, const char *name, struct gt_diag *d);
 int gtz_get_attrs(struct gt_cur *c, struct gt_attrs *a);
 void gtz_put_blob(struct gt_buf *b, const struct gt_blob *x, int with_data);
 /* @x is filled even on failure: release it */

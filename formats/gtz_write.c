@@ -175,6 +175,7 @@ int gt_gtz_write_group(struct gt_gtz_writer *w, const struct gt_group_info *g,
 {
 	struct gt_buf b = { 0 };
 
+	GT_TRY(gtz_check_name("group", g->name, d));
 	gt_buf_str(&b, g->name);
 	gtz_put_attrs(&b, &g->attrs);
 	return put_record_release(w, TAG_GROUP, &b, d);
@@ -233,6 +234,8 @@ int gt_gtz_write_object(struct gt_gtz_writer *w, const struct gt_object *o,
 {
 	if (w->open)
 		return gt_diag_set(d, GT_ERR(INVAL), "%s: a tensor is open", o->name);
+	GT_TRY(gtz_check_name(o->kind == GT_OBJ_DATASET ? "dataset" : "link", o->name, d));
+	GT_TRY(gtz_check_name("link target", o->target ? o->target : "", d));
 	if (o->kind == GT_OBJ_DATASET)
 		return write_dataset(w, o, d);
 	return write_link(w, o, d);
@@ -251,9 +254,10 @@ int gt_gtz_write_objects(struct gt_gtz_writer *w, struct gt_source *s,
 			if ((o->kind == GT_OBJ_DATASET) != !pass || (keep && !keep(arg, o)))
 				continue;
 			if (pass) {
-				GT_TRY(write_link(w, o, d));
+				GT_TRY(gt_gtz_write_object(w, o, d));
 				continue;
 			}
+			GT_TRY(gtz_check_name("dataset", o->name, d));
 			GT_TRY(gt_source_read_object(s, i, &c.blob, d));
 			rc = write_dataset(w, &c, d);
 			gt_blob_release(&c.blob);
@@ -354,6 +358,7 @@ int gt_gtz_begin(struct gt_gtz_writer *w, const struct gt_tensor_info *t,
 
 	if (w->open || t->dtype != c->params.dtype || !gt_dtype_size(t->dtype))
 		return gt_diag_set(d, GT_ERR(INVAL), "%s: bad tensor for the container", t->name);
+	GT_TRY(gtz_check_name("dataset", t->name, d));
 	if (bv > GT_GTZ_BLOCK_MAX || bv < GT_GTZ_CHUNK_MIN)
 		return gt_diag_set(d, GT_ERR(INVAL), "block size %u out of range", bv);
 	cv = cv > bv ? bv : cv < GT_GTZ_CHUNK_MIN ? GT_GTZ_CHUNK_MIN : cv;

@@ -182,8 +182,11 @@ with h5py.File("t.h5", "w") as f:
 }
 
 @test "h5keep: decompress writes the same bytes at another time" {
-	"$PY" "$ROOT/tests/h5rich.py" rich.h5
-	run -0 gtool compress -q rich.h5 -o r.gtz
+	"$PY" -c 'import h5py, numpy as np
+with h5py.File("t.h5", "w") as f:
+    f.attrs["lr"] = 0.1
+    f.create_dataset("step_000001/grad/w", data=np.arange(64, dtype="f4"))'
+	run -0 gtool compress -q t.h5 -o r.gtz
 	run -0 gtool decompress -q r.gtz -o one.h5
 	sleep 1.1
 	run -0 gtool decompress -q -T 1 r.gtz -o two.h5
@@ -216,4 +219,13 @@ open("x.gtz", "wb").write(data[:at] + rec + data[at:])' "$FIXTURES/v1_0.gtz" "$a
 	run -1 --separate-stderr gtool decompress x.gtz -o x.h5
 	[ "$stderr" = "gtool decompress: x.gtz: offset $at: unknown record 'X': the file needs a newer gtool (this one reads format 1.1)" ]
 	[ ! -e x.h5 ]
+}
+
+@test "h5keep: a name over 64 KiB is named, cut short, in the message" {
+	"$PY" -c 'import h5py, numpy as np
+with h5py.File("long.h5", "w") as f:
+    f.create_dataset("a" * 70000, data=np.ones(3, dtype="f4"))'
+	run -1 --separate-stderr gtool compress long.h5 -o long.gtz
+	[ "$stderr" = "gtool compress: long.h5: dataset /$(printf 'a%.0s' $(seq 47))... is 70001 bytes long, over the 65535 a .gtz name may have" ]
+	[ ! -e long.gtz ]
 }

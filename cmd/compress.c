@@ -296,13 +296,24 @@ static int compress_tensor(struct job *j, size_t i)
 static int select_tensors(struct job *j, unsigned char *sel, uint64_t *bytes)
 {
 	const struct gt_compress_opts *o = j->o;
+	const size_t n = gt_source_count(j->src);
 
-	/* non-float datasets are kept whole, as objects (keep_object) */
-	if (gt_select_tensors(j->src, o->datasets, o->ndatasets, GT_SKIP_SILENT, sel) < 0)
-		return -1;
-	for (size_t i = 0; i < gt_source_count(j->src); i++) {
+	/* -d may name any dataset: non-float ones are kept whole, as
+	 * objects (keep_object), not coded here */
+	for (size_t p = 0; p < o->ndatasets; p++) {
+		size_t hits = 0;
+
+		for (size_t i = 0; i < n; i++)
+			hits += (size_t)gt_select_match(gt_source_info(j->src, i)->name,
+							&o->datasets[p], 1);
+		if (!hits)
+			return gt_error("%s: dataset %s not found", o->input, o->datasets[p]);
+	}
+	for (size_t i = 0; i < n; i++) {
 		const struct gt_tensor_info *t = gt_source_info(j->src, i);
 
+		sel[i] = t->dtype != GT_DT_NONE &&
+			 gt_select_match(t->name, o->datasets, o->ndatasets);
 		if ((o->grads_only && !gt_optctx_is_grad(&j->ctx, i)) || t->same_as)
 			sel[i] = 0; /* a second name is stored as a link */
 		if (sel[i] && t->count != GT_COUNT_UNKNOWN)

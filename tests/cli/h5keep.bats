@@ -229,3 +229,16 @@ with h5py.File("long.h5", "w") as f:
 	[ "$stderr" = "gtool compress: long.h5: dataset /$(printf 'a%.0s' $(seq 47))... is 70001 bytes long, over the 65535 a .gtz name may have" ]
 	[ ! -e long.gtz ]
 }
+
+@test "h5keep: a raw or .npy output says what it leaves out" {
+	"$PY" -c 'import h5py, numpy as np
+with h5py.File("one.h5", "w") as f:
+    f.create_dataset("w", data=np.arange(8, dtype="f4"))
+    f.create_dataset("labels", data=np.arange(3))
+    f["s"] = h5py.SoftLink("/w")'
+	run -0 --separate-stderr gtool compress -q one.h5 -o one.gtz
+	run -0 --separate-stderr gtool decompress one.gtz -o w.npy
+	[ "$stderr" = "gtool decompress: warning: one.gtz: 2 links and non-float datasets left out: w.npy holds one float tensor" ]
+	run -0 "$PY" -c 'import numpy as np; print(np.load("w.npy").tolist())'
+	[ "$output" = "[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]" ]
+}

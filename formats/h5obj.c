@@ -497,7 +497,8 @@ static int blob_buffer(const struct gt_blob *b, hid_t type, const void **buf,
 		*buf = *ptrs;
 		return 0;
 	}
-	if (np > SIZE_MAX / H5Tget_size(type) || np * H5Tget_size(type) != b->data_len)
+	if (!H5Tget_size(type) || np > SIZE_MAX / H5Tget_size(type) ||
+	    np * H5Tget_size(type) != b->data_len)
 		return GT_ERR(CORRUPT);
 	return 0;
 }

@@ -488,7 +488,9 @@ static int blob_buffer(const struct gt_blob *b, hid_t type, const void **buf,
 	*ptrs = NULL;
 	*store = NULL;
 	*buf = b->data;
-	if ((H5Tis_variable_str(type) > 0) != !!b->vlen_str)
+	/* a type whose elements hold pointers (a vlen sequence) or addresses
+	 * is never written from bytes: a hostile file could name any memory */
+	if ((H5Tis_variable_str(type) > 0) != !!b->vlen_str || gt_h5_unkeepable(type))
 		return GT_ERR(CORRUPT);
 	if (b->vlen_str) {
 		if (np > b->data_len)

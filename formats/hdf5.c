@@ -91,7 +91,7 @@ static int shape_of(hid_t space, struct gt_tensor_info *t, struct gt_diag *d)
 }
 
 static int dataset_info(hid_t ds, struct gt_tensor_info *t, struct h5_attr_ctx *x,
-			struct gt_diag *d)
+			int *keep, struct gt_diag *d)
 {
 	const hid_t type = H5Dget_type(ds);
 	const hid_t space = H5Dget_space(ds);
@@ -107,7 +107,8 @@ static int dataset_info(hid_t ds, struct gt_tensor_info *t, struct h5_attr_ctx *
 	if (rc < 0)
 		goto out;
 	t->dtype = classify(type, &t->attrs, &t->type_desc);
-	if (t->dtype == GT_DT_NONE && gt_h5_unkeepable(type))
+	*keep = t->dtype != GT_DT_NONE || !gt_h5_unkeepable(type);
+	if (!*keep)
 		rc = gt_source_add_lost(x->s, "dataset %s is %s, which gtool cannot keep",
 					t->name, gt_h5_unkeepable(type));
 	if (rc >= 0)
@@ -274,7 +275,7 @@ static int add_dataset(struct visit *vi, hid_t obj, const char *name)
 	struct h5_attr_ctx x = { NULL, s, NULL, 0 };
 	struct gt_tensor_info *t;
 	hid_t ds;
-	int rc;
+	int rc, keep = 1;
 
 	GT_TRY(grow((void **)&s->tensors, &vi->cap_t, s->ntensors, sizeof(*t)));
 	t = &s->tensors[s->ntensors++];
@@ -284,9 +285,9 @@ static int add_dataset(struct visit *vi, hid_t obj, const char *name)
 	ds = H5Dopen2(obj, name, H5P_DEFAULT);
 	if (ds < 0)
 		return gt_diag_set(vi->d, GT_ERR(CORRUPT), "cannot open dataset %s", t->name);
-	rc = dataset_info(ds, t, &x, vi->d);
+	rc = dataset_info(ds, t, &x, &keep, vi->d);
 	H5Dclose(ds);
-	if (rc >= 0 && t->dtype == GT_DT_NONE)
+	if (rc >= 0 && t->dtype == GT_DT_NONE && keep)
 		rc = add_whole(vi, t);
 	return rc;
 }

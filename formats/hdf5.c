@@ -299,7 +299,13 @@ static int add_alias(struct visit *vi, const char *name, const struct seen *e)
 	const char *first = e->is_group ? s->groups[e->idx].name : s->tensors[e->idx].name;
 	struct gt_tensor_info *t;
 	struct gt_object *o;
+	int kept = e->is_group || s->tensors[e->idx].dtype != GT_DT_NONE;
 
+	for (size_t k = 0; !kept && k < s->nobjects; k++)
+		kept = s->objects[k].kind == GT_OBJ_DATASET && !strcmp(s->objects[k].name, first);
+	if (!kept) /* a second name of what cannot be kept */
+		return gt_source_add_lost(s, "link /%s names %s, which gtool cannot keep",
+					  name, first);
 	GT_TRY(push_object(vi, GT_OBJ_HARD, name, &o));
 	o->target = strdup(first);
 	if (!o->target)

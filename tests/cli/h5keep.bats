@@ -132,11 +132,13 @@ with h5py.File("v.h5", "w") as f:
     f.attrs.create("ragged", [np.array([1, 2], "i4"), np.array([3], "i4")], dtype=h5py.vlen_dtype("i4"))
     f.attrs["ok"] = 1
     r = f.create_dataset("rag", (2,), dtype=h5py.vlen_dtype("i4"))
-    r[0] = [1, 2]'
+    r[0] = [1, 2]
+    f["rag2"] = r'
 	run -1 --separate-stderr gtool compress v.h5 -o v.gtz
 	[ "${stderr_lines[0]}" = "gtool compress: v.h5: attribute ragged of / is a variable-length sequence, which gtool cannot keep (--lossy-metadata to go on without it)" ]
 	[ "${stderr_lines[1]}" = "gtool compress: v.h5: dataset /rag is a variable-length sequence, which gtool cannot keep (--lossy-metadata to go on without it)" ]
-	[ "${#stderr_lines[@]}" -eq 2 ]
+	[ "${stderr_lines[2]}" = "gtool compress: v.h5: link /rag2 names /rag, which gtool cannot keep (--lossy-metadata to go on without it)" ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
 	[ ! -e v.gtz ]
 	run -0 --separate-stderr gtool compress --lossy-metadata v.h5 -o v.gtz
 	[ "${stderr_lines[0]}" = "gtool compress: warning: v.h5: attribute ragged of / is a variable-length sequence, which gtool cannot keep: not kept" ]

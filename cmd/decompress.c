@@ -111,6 +111,8 @@ struct state {
 	struct gt_tensor_info held;
 	unsigned char *buf;
 	size_t len, cap;
+	int hdf5;         /* the output holds links and whole datasets */
+	size_t dropped;   /* objects a raw or .npy output cannot hold */
 };
 
 /* A sink error: the message names the output. */
@@ -241,8 +243,26 @@ static int on_eof(void *arg, struct gt_diag *d)
 	return sink_rc(s, gt_sink_commit(s->sink, d));
 }
 
+static int on_object(void *arg, const struct gt_object *o, struct gt_diag *d)
+{
+	struct state *s = arg;
+	const struct decompress_opts *op = s->o;
+
+	/* with -d, a link or non-float dataset comes out when a pattern names it */
+	if (!gt_select_match(o->name, op->datasets, op->n_datasets))
+		return 0;
+	for (size_t i = 0; i < op->n_datasets; i++)
+		s->hit[i] |= gt_select_match(o->name, &op->datasets[i], 1);
+	if (!s->hdf5) {
+		s->dropped++;
+		return 0;
+	}
+	GT_TRY(send_groups(s, o->name, d));
+	return sink_rc(s, gt_sink_object(s->sink, o, d));
+}
+
 static const struct gt_gtz_callbacks callbacks = {
-	on_group, on_tensor, on_data, on_end, on_eof,
+	on_group, on_tensor, on_data, on_end, on_eof, on_object,
 };
 
 /* The output's kind as the sink will take it; AUTO when it cannot tell. */
@@ -253,11 +273,24 @@ static enum gt_kind out_kind(const struct decompress_opts *o)
 	return strcmp(o->output, "-") ? gt_kind_from_name(o->output) : GT_KIND_RAW;
 }
 
+/* Whether -d pattern @p names a tensor or an object (link, non-float
+ * dataset) of @src. */
+static int pattern_hits(const struct gt_source *src, char *const *p)
+{
+	for (size_t i = 0; i < gt_source_count(src); i++)
+		if (gt_select_match(gt_source_info(src, i)->name, p, 1))
+			return 1;
+	for (size_t i = 0; i < gt_source_nobjects(src); i++)
+		if (gt_select_match(gt_source_object(src, i)->name, p, 1))
+			return 1;
+	return 0;
+}
+
 /*
  * A seekable input lists its tensors first: the -d patterns are checked
- * and a one-tensor output refuses several before anything is written.
- * 1: the listing failed (a damaged file): decoding in order will say
- * where, so no message here.
+ * and a one-tensor output refuses several float tensors before anything
+ * is written.  1: the listing failed (a damaged file): decoding in order
+ * will say where, so no message here.
  */
 static int precheck(const struct decompress_opts *o)
 {
@@ -265,26 +298,24 @@ static int precheck(const struct decompress_opts *o)
 	const enum gt_kind k = out_kind(o);
 	struct gt_source *src = NULL;
 	struct gt_diag d = { "" };
-	unsigned char *sel = NULL;
-	size_t n = 0, count;
+	size_t n = 0;
 	int rc;
 
-	rc = gt_source_open(o->input, &so, &src, &d);
-	if (rc < 0) {
-		rc = 1;
-		goto out;
+	if (gt_source_open(o->input, &so, &src, &d) < 0)
+		return 1;
+	rc = 0;
+	for (size_t p = 0; rc >= 0 && p < o->n_datasets; p++)
+		if (!pattern_hits(src, &o->datasets[p]))
+			rc = gt_error("%s: dataset %s not found", o->input, o->datasets[p]);
+	for (size_t i = 0; rc >= 0 && i < gt_source_count(src); i++) {
+		const struct gt_tensor_info *t = gt_source_info(src, i);
+
+		n += t->dtype != GT_DT_NONE && gt_select_match(t->name, o->datasets, o->n_datasets);
 	}
-	count = gt_source_count(src);
-	sel = xmalloc(count + 1);
-	rc = gt_select_tensors(src, o->datasets, o->n_datasets, GT_SKIP_SILENT, sel);
-	for (size_t i = 0; rc >= 0 && i < count; i++)
-		n += sel[i];
 	if (rc >= 0 && n > 1 && (k == GT_KIND_RAW || k == GT_KIND_NPY))
 		rc = gt_error("%s: %zu tensors%s; a %s output takes one: select it with "
 			      "-d PATTERN, or write .h5", o->input, n,
 			      o->n_datasets ? " match" : "", k == GT_KIND_NPY ? ".npy" : "raw");
-out:
-	free(sel);
 	gt_source_free(src);
 	return rc;
 }
@@ -332,11 +363,16 @@ static int run_decompress(const struct decompress_opts *o)
 		goto out;
 	}
 	slot = gt_sigclean_add(gt_sink_tmp_path(s.sink));
+	s.hdf5 = k == GT_KIND_HDF5;
 	gt_progress_init(&s.progress, "decompressing", 0);
 	rc = gt_gtz_read_all(s.r, &callbacks, &s, &d);
 	gt_progress_end(&s.progress);
 	if (rc < 0)
 		rc = gt_error("%s: %s", s.sink_failed ? o->output : o->input, d.msg);
+	else if (s.dropped)
+		gt_warn("%s: %zu %s left out: %s holds one float tensor", o->input, s.dropped,
+			s.dropped == 1 ? "link or non-float dataset" : "links and non-float datasets",
+			o->output);
 out:
 	gt_sink_free(s.sink);
 	gt_sigclean_remove(slot);

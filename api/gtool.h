@@ -65,7 +65,11 @@ extern "C" {
 #define GTOOL_VERSION_PATCH 0
 #define GTOOL_VERSION_NUMBER \
 	(GTOOL_VERSION_MAJOR * 10000 + GTOOL_VERSION_MINOR * 100 + GTOOL_VERSION_PATCH)
-#define GTOOL_VERSION_STRING "0.1.0"
+#define GTOOL_STR_(x) #x
+#define GTOOL_STR(x) GTOOL_STR_(x)
+#define GTOOL_VERSION_STRING \
+	GTOOL_STR(GTOOL_VERSION_MAJOR) "." GTOOL_STR(GTOOL_VERSION_MINOR) "." \
+	GTOOL_STR(GTOOL_VERSION_PATCH)
 
 /* The version of the library linked in ("0.1.0"); compare with the
  * GTOOL_VERSION_* macros of the header compiled against.  Static string. */

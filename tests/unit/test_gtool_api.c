@@ -29,6 +29,8 @@ static float *random_f32(size_t n, int specials)
 
 static void test_version(void)
 {
+	/* the header's version is the Makefile's VERSION (-DGT_VERSION) */
+	CHECK(!strcmp(GTOOL_VERSION_STRING, GTOOL_STR(GT_VERSION)));
 	CHECK(!strcmp(gtool_version(), GTOOL_VERSION_STRING));
 	CHECK(gtool_version_number() == GTOOL_VERSION_MAJOR * 10000u +
 	      GTOOL_VERSION_MINOR * 100u + GTOOL_VERSION_PATCH);

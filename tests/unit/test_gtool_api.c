@@ -521,6 +521,41 @@ static void test_fd_and_path(void)
 	free(a);
 }
 
+/* A file `gtool compress -d /step_000001/grad/2.bias samples/mlp_sgd.h5`
+ * wrote: every group with its attributes, and the tensor's values equal
+ * to what the HDF5 reader gives for the dataset. */
+static void test_cli_file(void)
+{
+	struct gtool_reader *r = NULL;
+	struct gtool_trace *t = NULL;
+	struct gtool_errbuf e;
+	struct gtool_attr a;
+	float v[64], h[64];
+	size_t len = 0, idx = 0, groups = 0, tensors = 0;
+	int ev = -1, root_sgd = 0;
+
+	CHECK_RC(gtool_reader_open_path("tests/fixtures/mlp_sgd_bias.gtz", 1, &r, &e), 0);
+	while (r && ev != GTOOL_EV_EOF && gtool_reader_next(r, &ev) == 0) {
+		if (ev == GTOOL_EV_GROUP && !strcmp(gtool_reader_name(r), "/"))
+			for (size_t i = 0; i < gtool_reader_nattrs(r); i++)
+				root_sgd |= gtool_reader_attr(r, i, &a) == 0 &&
+					    !strcmp(a.name, "optimizer") && !strcmp(a.s, "sgd");
+		groups += ev == GTOOL_EV_GROUP;
+		if (ev == GTOOL_EV_TENSOR) {
+			tensors++;
+			CHECK(!strcmp(gtool_reader_name(r), "/step_000001/grad/2.bias"));
+			CHECK_RC(gtool_reader_read_tensor(r, v, sizeof(v), &len), 0);
+		}
+	}
+	CHECK(ev == GTOOL_EV_EOF && groups == 29 && tensors == 1 && root_sgd && len == sizeof(v));
+	gtool_reader_free(r);
+	CHECK_RC(gtool_trace_open("samples/mlp_sgd.h5", &t, &e), 0);
+	CHECK_RC(gtool_trace_find(t, "/step_000001/grad/2.bias", &idx), 0);
+	CHECK_RC(gtool_trace_read(t, idx, 0, h, sizeof(h), &len), 0);
+	CHECK(len == sizeof(h) && !memcmp(v, h, sizeof(v)));
+	gtool_trace_free(t);
+}
+
 /* ---- traces ----------------------------------------------------------------- */
 
 static void test_trace(void)
@@ -797,6 +832,7 @@ int main(int argc, char **argv)
 	RUN(test_optctx_errors);
 	RUN(test_stream);
 	RUN(test_fd_and_path);
+	RUN(test_cli_file);
 	RUN(test_trace);
 	RUN(test_metrics);
 	RUN(test_fidelity);

@@ -129,7 +129,8 @@ $(BUILD)/$(SO_FILE): $(LIBGTOOL_OBJ) api/libgtool.map
 $(BUILD)/$(SO_NAME) $(BUILD)/libgtool.so: $(BUILD)/$(SO_FILE)
 	@ln -sf $(if $(findstring $(SO_NAME),$@),$(SO_FILE),$(SO_NAME)) $@
 
-# gtool.pc for the installed tree (PREFIX); Debian's .pc names
+# gtool.pc for PREFIX (install writes its own for the PREFIX it is given);
+# Requires.private names Debian's .pc files
 $(BUILD)/gtool.pc: gtool.pc.in Makefile
 	@mkdir -p $(BUILD)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
@@ -286,9 +287,7 @@ MAN1 := $(notdir $(wildcard man/*.1))
 MAN3 := $(notdir $(wildcard man/*.3))
 MAN5 := $(notdir $(wildcard man/*.5))
 
-# gtool.pc is made for PREFIX: remade when install's PREFIX differs
 install: all
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' gtool.pc.in > $(BUILD)/gtool.pc
 	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man3 $(MANDIR)/man5 $(COMPDIR) \
 		$(LIBDIR) $(PCDIR) $(INCDIR)
 	install -m 755 $(BUILD)/gtool $(BINDIR)/gtool
@@ -304,7 +303,8 @@ install: all
 	ln -sf $(SO_FILE) $(LIBDIR)/$(SO_NAME)
 	ln -sf $(SO_NAME) $(LIBDIR)/libgtool.so
 	install -m 644 api/gtool.h $(INCDIR)/
-	install -m 644 $(BUILD)/gtool.pc $(PCDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' gtool.pc.in > $(PCDIR)/gtool.pc
+	chmod 644 $(PCDIR)/gtool.pc
 
 # exactly what install puts there (folders stay: they may be shared)
 uninstall:

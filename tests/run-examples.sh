@@ -59,7 +59,7 @@ run_example() {
 for src in examples/*.c; do
 	name=$(basename "$src" .c)
 	# shellcheck disable=SC2086 # pkg-config's flags are words
-	if $cc -Wall -Wextra -Werror $cflags "$src" -o "$tmp/$name-shared" $libs -lm; then
+	if $cc -Wall -Wextra -Werror $cflags "$src" -o "$tmp/$name-shared" $libs; then
 		if readelf -d "$tmp/$name-shared" | grep -q 'NEEDED.*libgtool\.so\.0'; then
 			run_example "$name" shared
 		else
@@ -69,7 +69,7 @@ for src in examples/*.c; do
 		bad "$name: cannot build against the installed libgtool.so"
 	fi
 	# shellcheck disable=SC2086
-	if $cc -Wall -Wextra -Werror $cflags "$src" -o "$tmp/$name-static" $slibs -lm; then
+	if $cc -Wall -Wextra -Werror $cflags "$src" -o "$tmp/$name-static" $slibs; then
 		if readelf -d "$tmp/$name-static" | grep -q 'libgtool'; then
 			bad "$name (static) still needs libgtool.so"
 		else

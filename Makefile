@@ -23,8 +23,8 @@ OPT ?= -O2 -g
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # Every object is position-independent, so the one object tree serves the
-# gtool binary, libgtool.a and libgtool.so (measured: no codec slows down,
-# README "Using libgtool from C"); hidden visibility keeps all but the
+# gtool binary, libgtool.a and libgtool.so (measured: the codecs run the same
+# instructions, README "Speed and size"); hidden visibility keeps all but the
 # GTOOL_API functions of api/ out of the shared library's symbol table.
 PIC = -fPIC -fvisibility=hidden
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -DGT_VERSION=$(VERSION) $(OPT) $(WARN) \
@@ -77,7 +77,7 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
 .PHONY: report all deps check check-unit check-asan check-cli check-fuzz check-fuzz-run fuzz-build demo bench \
-	install uninstall clean help lint funclen format-check valgrind fuzz check-examples examples
+	install uninstall clean help lint funclen format-check valgrind fuzz check-examples
 
 all: $(BUILD)/gtool $(BUILD)/libgtool.a $(SO_LIBS) $(BUILD)/gtool.pc $(LINKS) $(MPI_BIN)
 

@@ -20,6 +20,7 @@ struct gtool_writer {
 	struct gt_optim optim;    /* the open tensor's, at a stable address */
 	const struct gtool_optctx *opt;
 	int aux;                  /* the codec uses the optimizer context */
+	uint32_t block_values, chunk_values; /* 0: the defaults */
 	char msg[256];
 };
 
@@ -182,6 +183,19 @@ GTOOL_API int gtool_writer_attr_str(struct gtool_writer *w, const char *name, co
 	return attr_add(w, name, GT_ATTR_STR, s, s ? strlen(s) : 0);
 }
 
+GTOOL_API int gtool_writer_blocks(struct gtool_writer *w, uint32_t block_values,
+				  uint32_t chunk_values)
+{
+	if (!w)
+		return GT_ERR(INVAL);
+	if ((block_values && (block_values < GT_GTZ_CHUNK_MIN || block_values > GT_GTZ_BLOCK_MAX)) ||
+	    (chunk_values && chunk_values < GT_GTZ_CHUNK_MIN))
+		return w_failf(w, GT_ERR(INVAL), "block size out of [64, 2^24] or chunk size below 64");
+	w->block_values = block_values;
+	w->chunk_values = chunk_values;
+	return 0;
+}
+
 /* Whether the writer can take a group or tensor now. */
 static int writer_idle(struct gtool_writer *w)
 {
@@ -255,6 +269,8 @@ static int begin_checked(struct gtool_writer *w, struct gt_tensor_info *t,
 	if (rc < 0)
 		return w_fail(w, rc, &d);
 	c.params.dtype = t->dtype;
+	c.block_values = w->block_values;
+	c.chunk_values = w->chunk_values;
 	if (opt)
 		w->optim = opt->o;
 	c.params.optim = opt ? &w->optim : NULL;

@@ -323,6 +323,16 @@ int gtool_writer_attr_float(struct gtool_writer *w, const char *name,
 			    const double *v, size_t n);
 int gtool_writer_attr_str(struct gtool_writer *w, const char *name, const char *s);
 
+/*
+ * gtool_writer_blocks - the block and chunk sizes, in values, of the
+ * tensors begun after it (0: the defaults, 2^20 and 2^16).  A block is
+ * what a reader decodes at once (one GTOOL_EV_DATA); its chunks are coded
+ * in parallel.  Blocks hold 64 to 2^24 values; a chunk is cut to its block.
+ * @return 0, GTOOL_E_INVAL (out of range).
+ */
+int gtool_writer_blocks(struct gtool_writer *w, uint32_t block_values,
+			uint32_t chunk_values);
+
 /* gtool_writer_group - record HDF5 group @name ("/step_000100", "/" for
  * the root) with the pending attributes; not while a tensor is open. */
 int gtool_writer_group(struct gtool_writer *w, const char *name);

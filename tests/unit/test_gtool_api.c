@@ -441,6 +441,10 @@ static void test_stream(void)
 	for (size_t i = 0; i < nd; i++)
 		d[i] = (double)i * 1e-7 - 3;
 	CHECK_RC(gtool_writer_open_cb(mem_write, &m, 3, &w, &e), 0);
+	CHECK_RC(gtool_writer_blocks(w, 63, 0), GTOOL_E_INVAL);
+	CHECK_RC(gtool_writer_blocks(w, (1u << 24) + 1, 0), GTOOL_E_INVAL);
+	CHECK_RC(gtool_writer_blocks(w, 0, 10), GTOOL_E_INVAL);
+	CHECK_RC(gtool_writer_blocks(w, 50000, 4096), 0); /* several blocks per tensor */
 	write_file(w, a, na, d, nd);
 	CHECK(gtool_writer_bytes(w) == m.len);
 	gtool_writer_free(w);
@@ -448,6 +452,24 @@ static void test_stream(void)
 	CHECK_RC(gtool_reader_open_mem(m.p, m.len, 2, &r, &e), 0);
 	read_file(r, a, na, d, nd);
 	gtool_reader_free(r);
+	/* block by block: 210003 values in blocks of 50000 */
+	CHECK_RC(gtool_reader_open_mem(m.p, m.len, 1, &r, &e), 0);
+	{
+		uint64_t next = 0, first = 1;
+		size_t blocks = 0, len = 0;
+		const void *p;
+
+		while (gtool_reader_next(r, &ev) == 0 && ev != GTOOL_EV_TENSOR_END)
+			if (ev == GTOOL_EV_DATA) {
+				CHECK_RC(gtool_reader_data(r, &p, &len, &first), 0);
+				CHECK(first == next && !memcmp(p, a + first, len));
+				next += len / 4;
+				blocks++;
+			}
+		CHECK(blocks == 5 && next == na);
+	}
+	gtool_reader_free(r);
+	ev = -1;
 	/* through a callback, then to the end */
 	CHECK_RC(gtool_reader_open_cb(mem_read, &m, 1, &r, &e), 0);
 	read_file(r, a, na, d, nd);

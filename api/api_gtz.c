@@ -28,6 +28,7 @@ struct gtool_reader {
 	struct gt_gtz_reader *r;
 	FILE *f;                  /* gtool_reader_open_path's */
 	int ev, in_tensor, have;  /* last event; 0 before the first */
+	int err;                  /* the error that stopped the reading, or 0 */
 	uint64_t seen;            /* values of the current tensor delivered */
 	char msg[256];
 };
@@ -526,6 +527,8 @@ GTOOL_API int gtool_reader_next(struct gtool_reader *r, int *ev_ret)
 		return GT_ERR(INVAL);
 	if (!ev_ret)
 		return r_failf(r, GT_ERR(INVAL), "no place for the event");
+	if (r->err)
+		return r->err; /* the stream cannot be resynchronized; msg kept */
 	if (r->have && r->ev == GTOOL_EV_EOF) {
 		*ev_ret = GTOOL_EV_EOF;
 		return 0;
@@ -538,8 +541,13 @@ GTOOL_API int gtool_reader_next(struct gtool_reader *r, int *ev_ret)
 		r->seen += n;
 	}
 	rc = gt_gtz_next(r->r, &ev, &d);
-	if (rc < 0)
+	if (rc < 0) {
+		/* what the last event pointed to may be half torn down */
+		r->err = rc;
+		r->in_tensor = 0;
+		r->ev = -1;
 		return r_fail(r, rc, &d);
+	}
 	r->have = 1;
 	r->ev = (int)ev;
 	if (ev == GT_GTZ_TENSOR) {
@@ -554,7 +562,7 @@ GTOOL_API int gtool_reader_next(struct gtool_reader *r, int *ev_ret)
 
 GTOOL_API const char *gtool_reader_name(const struct gtool_reader *r)
 {
-	if (!r || !r->have || r->ev == GTOOL_EV_EOF)
+	if (!r || !r->have || r->err || r->ev == GTOOL_EV_EOF)
 		return NULL;
 	return r->in_tensor ? gt_gtz_tensor(r->r)->info.name : gt_gtz_group(r->r)->name;
 }
@@ -590,7 +598,7 @@ GTOOL_API int gtool_reader_codec(const struct gtool_reader *r, char *buf, size_t
 
 static const struct gt_attrs *cur_attrs(const struct gtool_reader *r)
 {
-	if (!r || !r->have || r->ev == GTOOL_EV_EOF)
+	if (!r || !r->have || r->err || r->ev == GTOOL_EV_EOF)
 		return NULL;
 	return r->in_tensor ? &gt_gtz_tensor(r->r)->info.attrs : &gt_gtz_group(r->r)->attrs;
 }

@@ -394,7 +394,9 @@ void gtool_reader_free(struct gtool_reader *r);
 
 /*
  * gtool_reader_next - the next event into *@ev_ret (an enum gtool_event).
- * After GTOOL_EV_EOF it keeps returning GTOOL_EV_EOF.
+ * After GTOOL_EV_EOF it keeps returning GTOOL_EV_EOF; after an error it
+ * keeps returning that error (a stream cannot be resynchronized), and the
+ * accessors below answer as before the first event.
  * @return 0, GTOOL_E_CORRUPT (a CRC, a length), GTOOL_E_TRUNCATED, GTOOL_E_IO.
  */
 int gtool_reader_next(struct gtool_reader *r, int *ev_ret);

@@ -216,6 +216,21 @@ static void test_decompress_errors(void)
 		b[at] ^= 0x10;
 	}
 	CHECK_RC(gtool_decompress_info(blob, blen, NULL, &e), GTOOL_E_INVAL);
+	/* a reader that met an error stays in it, and its accessors say nothing */
+	{
+		struct gtool_reader *r = NULL;
+		int ev = -1, rc = 0;
+
+		((unsigned char *)blob)[blen - 30] ^= 1;
+		CHECK_RC(gtool_reader_open_mem(blob, blen, 1, &r, &e), 0);
+		while (rc == 0 && ev != GTOOL_EV_EOF)
+			rc = gtool_reader_next(r, &ev);
+		CHECK(rc == GTOOL_E_CORRUPT && gtool_reader_name(r) == NULL);
+		CHECK(gtool_reader_nattrs(r) == 0 && gtool_reader_info(r, &info) == GTOOL_E_INVAL);
+		CHECK_RC(gtool_reader_next(r, &ev), GTOOL_E_CORRUPT);
+		CHECK(gtool_reader_errmsg(r)[0] != '\0');
+		gtool_reader_free(r);
+	}
 	gtool_free(blob);
 }
 

@@ -535,7 +535,7 @@ struct gtool_fidelity {
 	uint64_t values;       /* parameters stepped */
 	uint64_t identical;    /* bit-identical new parameters */
 	uint64_t max_ulp;      /* UINT64_MAX when a pair differs by a NaN */
-	double max_rel;        /* max |θ_g - θ_ĝ| / |θ_g| */
+	double max_rel;        /* max |p_g - p_ghat| / |p_g| (new parameters) */
 	double identical_pct;  /* 100 * identical / values */
 	uint64_t py_values;    /* with @next: parameters compared with PyTorch's */
 	uint64_t py_identical; /* ... and bit-identical to it */
@@ -545,7 +545,7 @@ struct gtool_fidelity {
  * gtool_update_fidelity - step @n parameters once with the original
  * gradient @g and once with its reconstruction @ghat (f32, as PyTorch does
  * on the CPU), from the parameter and state in @opt, and compare the two
- * new parameters.  @next (NULL: none) is PyTorch's θ_t, to check gtool's
+ * new parameters.  @next (NULL: none) is PyTorch's new parameter, to check gtool's
  * step with @g against it.  @opt must hold a param of @n values.
  * @return 0, GTOOL_E_INVAL, GTOOL_E_NOTFOUND (hyper-parameter missing),
  *	GTOOL_E_UNSUPPORTED, GTOOL_E_NOMEM.

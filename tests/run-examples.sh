@@ -81,7 +81,8 @@ for src in examples/*.c; do
 done
 
 # the example program of man/libgtool.3, as printed
-sed -n '/^\.EX$/,/^\.EE$/p' man/libgtool.3 | sed -e '1d' -e '$d' -e 's/\\e/\\/g' -e 's/\\-/-/g' >"$tmp/man3.c"
+sed -n '/^\.SH EXAMPLES/,/^\.SH /p' man/libgtool.3 | sed -n '/^\.EX$/,/^\.EE$/p' |
+	sed -e '1d' -e '$d' -e 's/\\e/\\/g' -e 's/\\-/-/g' >"$tmp/man3.c"
 # shellcheck disable=SC2086
 if $cc -Wall -Wextra -Werror $cflags "$tmp/man3.c" -o "$tmp/man3" $libs &&
 	(cd "$tmp" && LD_LIBRARY_PATH=$prefix/lib ./man3 >man3.out) &&

@@ -21,6 +21,7 @@ struct gtool_writer {
 	const struct gtool_optctx *opt;
 	int aux;                  /* the codec uses the optimizer context */
 	uint32_t block_values, chunk_values; /* 0: the defaults */
+	int err;                  /* a failed write: the stream is lost, or 0 */
 	char msg[256];
 };
 
@@ -38,6 +39,14 @@ struct gtool_reader {
 static int w_fail(struct gtool_writer *w, int rc, const struct gt_diag *d)
 {
 	return api_msg(w->msg, rc, d);
+}
+
+/* A failure after bytes went out: every later call repeats it. */
+static int w_lost(struct gtool_writer *w, int rc, const struct gt_diag *d)
+{
+	w->err = rc;
+	w->done = 1;
+	return w_fail(w, rc, d);
 }
 
 static int w_failf(struct gtool_writer *w, int rc, const char *what)
@@ -200,6 +209,8 @@ GTOOL_API int gtool_writer_blocks(struct gtool_writer *w, uint32_t block_values,
 /* Whether the writer can take a group or tensor now. */
 static int writer_idle(struct gtool_writer *w)
 {
+	if (w->err)
+		return w->err;
 	if (w->done)
 		return w_failf(w, GT_ERR(INVAL), "the writer was committed");
 	if (w->open)
@@ -222,7 +233,7 @@ GTOOL_API int gtool_writer_group(struct gtool_writer *w, const char *name)
 	g.attrs = w->pending;
 	rc = gt_gtz_write_group(w->w, &g, &d);
 	gt_attrs_release(&w->pending);
-	return rc < 0 ? w_fail(w, rc, &d) : 0;
+	return rc < 0 ? w_lost(w, rc, &d) : 0;
 }
 
 /* The optimizer context of the tensor about to start, checked. */
@@ -279,6 +290,8 @@ static int begin_checked(struct gtool_writer *w, struct gt_tensor_info *t,
 	GT_TRY(probe_aux(w, &c));
 	GT_TRY(writer_aux(w, opt));
 	rc = gt_gtz_begin(w->w, t, &c, &d);
+	if (rc == GT_ERR(IO))
+		return w_lost(w, rc, &d);
 	if (rc < 0)
 		return w_fail(w, rc, &d);
 	w->open = 1;
@@ -325,6 +338,8 @@ GTOOL_API int gtool_writer_write(struct gtool_writer *w, const void *src, size_t
 
 	if (!w)
 		return GT_ERR(INVAL);
+	if (w->err)
+		return w->err;
 	if (!w->open || w->done)
 		return w_failf(w, GT_ERR(INVAL), "no tensor is open");
 	if (!src && src_len)
@@ -342,10 +357,8 @@ GTOOL_API int gtool_writer_write(struct gtool_writer *w, const void *src, size_t
 		a.state[1] = o->state[1] ? o->state[1] + w->seen : NULL;
 	}
 	rc = gt_gtz_write_aux(w->w, src, o ? &a : NULL, n, &d);
-	if (rc < 0) {
-		w->done = 1;
-		return w_fail(w, rc, &d);
-	}
+	if (rc < 0)
+		return w_lost(w, rc, &d);
 	w->seen += n;
 	return 0;
 }
@@ -357,6 +370,8 @@ GTOOL_API int gtool_writer_end(struct gtool_writer *w)
 
 	if (!w)
 		return GT_ERR(INVAL);
+	if (w->err)
+		return w->err;
 	if (!w->open || w->done)
 		return w_failf(w, GT_ERR(INVAL), "no tensor is open");
 	if (w->seen != w->count)
@@ -364,11 +379,7 @@ GTOOL_API int gtool_writer_end(struct gtool_writer *w)
 	rc = gt_gtz_end(w->w, &d);
 	w->open = 0;
 	w->opt = NULL;
-	if (rc < 0) {
-		w->done = 1;
-		return w_fail(w, rc, &d);
-	}
-	return 0;
+	return rc < 0 ? w_lost(w, rc, &d) : 0;
 }
 
 GTOOL_API int gtool_writer_commit(struct gtool_writer *w)
@@ -381,7 +392,7 @@ GTOOL_API int gtool_writer_commit(struct gtool_writer *w)
 	GT_TRY(writer_idle(w));
 	w->done = 1;
 	rc = gt_gtz_writer_commit(w->w, &d);
-	return rc < 0 ? w_fail(w, rc, &d) : 0;
+	return rc < 0 ? w_lost(w, rc, &d) : 0;
 }
 
 GTOOL_API uint64_t gtool_writer_bytes(const struct gtool_writer *w)

@@ -285,6 +285,10 @@ struct gtool_attr {
  * (name, dtype, shape, attributes, values coded block by block), in the
  * order written.  `gtool decompress` turns it back into HDF5 or raw.
  *	open -> [attr*] group | [attr*] begin -> write* -> end ... -> commit -> free
+ * A call that fails for a reason of the data or of the call order
+ * (GTOOL_E_INVAL, _NOTFOUND, _TYPE) leaves the writer as it was; once
+ * writing the stream failed (GTOOL_E_IO, a coding error), every later
+ * call returns that error and the message stays.
  */
 struct gtool_writer;
 

@@ -505,6 +505,9 @@ static void test_stream(void)
 	CHECK_RC(gtool_writer_group(w, "/"), 0);
 	CHECK_RC(gtool_writer_commit(w), GTOOL_E_IO);
 	CHECK(!strcmp(gtool_writer_errmsg(w), "write error: Input/output error"));
+	CHECK_RC(gtool_writer_group(w, "/a"), GTOOL_E_IO); /* the stream is lost */
+	CHECK_RC(gtool_writer_write(w, a, 4), GTOOL_E_IO);
+	CHECK(!strcmp(gtool_writer_errmsg(w), "write error: Input/output error"));
 	gtool_writer_free(w);
 	free(m.p);
 	free(a);

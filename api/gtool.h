@@ -36,7 +36,10 @@
  *    NULL.  Pointers into a context (names, attributes, decoded data) stay
  *    valid until the next call on that context, or as each says.
  *  - The library never prints, never exits or aborts on bad input, never
- *    reads the environment and holds no mutable global state.
+ *    reads the environment and holds no mutable global state.  (libhdf5,
+ *    which gtool_trace_open() uses for HDF5 files, reads its own HDF5_*
+ *    variables.)  Writing to a descriptor whose reader has gone raises
+ *    SIGPIPE, as write(2) does, unless the program ignores it.
  *
  * Thread safety:
  *  - Functions without a context (gtool_compress, gtool_decompress,

@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "api_impl.h"
+#include "../formats/gt_ght.h"
 #include "../formats/gt_gtz.h"
+#include "../lib/gt_huff.h"
 #include "../lib/banned.h"
 
 /* What gtz_impl.h's reader accepts per attribute, so a file we write reads back. */
@@ -22,6 +24,8 @@ struct gtool_writer {
 	int aux;                  /* the codec uses the optimizer context */
 	uint32_t block_values, chunk_values; /* 0: the defaults */
 	int err;                  /* a failed write: the stream is lost, or 0 */
+	void *table;              /* gtool_writer_table's, gt_huff_save bytes */
+	size_t table_len;
 	char msg[256];
 };
 
@@ -206,6 +210,41 @@ GTOOL_API int gtool_writer_blocks(struct gtool_writer *w, uint32_t block_values,
 	return 0;
 }
 
+GTOOL_API int gtool_writer_table(struct gtool_writer *w, const char *ght_path)
+{
+	struct gt_huff_table *probe;
+	struct gt_ght g;
+	struct gt_diag d = { "" };
+	int rc;
+
+	if (!w)
+		return GT_ERR(INVAL);
+	free(w->table);
+	w->table = NULL;
+	w->table_len = 0;
+	if (!ght_path)
+		return 0;
+	rc = gt_ght_read(ght_path, &g, &d);
+	if (rc < 0) {
+		snprintf(w->msg, sizeof(w->msg), "%.120s: %.120s", ght_path,
+			 d.msg[0] ? d.msg : gt_strerror(rc));
+		return rc;
+	}
+	probe = malloc(sizeof(*probe));
+	rc = probe ? gt_huff_load(probe, g.table, g.table_len, GT_HUFF_STATIC) : GT_ERR(NOMEM);
+	free(probe);
+	if (rc < 0) {
+		gt_ght_release(&g);
+		snprintf(w->msg, sizeof(w->msg), "%s: impossible code table", ght_path);
+		return GT_ERR(CORRUPT);
+	}
+	w->table = g.table;
+	w->table_len = g.table_len;
+	g.table = NULL;
+	gt_ght_release(&g);
+	return 0;
+}
+
 /* Whether the writer can take a group or tensor now. */
 static int writer_idle(struct gtool_writer *w)
 {
@@ -283,6 +322,13 @@ static int begin_checked(struct gtool_writer *w, struct gt_tensor_info *t,
 	c.params.dtype = t->dtype;
 	c.block_values = w->block_values;
 	c.chunk_values = w->chunk_values;
+	if (w->table && !(gt_codec_flags(c.codec) & GT_CODEC_TABLE)) {
+		snprintf(w->msg, sizeof(w->msg), "codec %s does not use a Huffman table",
+			 gt_codec_name(c.codec));
+		return GT_ERR(INVAL);
+	}
+	c.params.table = w->table;
+	c.params.table_len = w->table_len;
 	if (opt)
 		w->optim = opt->o;
 	c.params.optim = opt ? &w->optim : NULL;
@@ -406,6 +452,7 @@ GTOOL_API void gtool_writer_free(struct gtool_writer *w)
 		return;
 	gt_gtz_writer_free(w->w);
 	gt_attrs_release(&w->pending);
+	free(w->table);
 	free(w);
 }
 

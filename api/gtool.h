@@ -340,6 +340,16 @@ int gtool_writer_attr_str(struct gtool_writer *w, const char *name, const char *
 int gtool_writer_blocks(struct gtool_writer *w, uint32_t block_values,
 			uint32_t chunk_values);
 
+/*
+ * gtool_writer_table - code the tensors begun after it with the static
+ * exponent table of the .ght file @ght_path (`gtool huffman build`), as
+ * `gtool compress --table` does; NULL goes back to a table per block.
+ * Only codecs that take a table (huffexp, gcomp) may then begin.
+ * @return 0, GTOOL_E_IO, GTOOL_E_CORRUPT (not a .ght file, an impossible
+ *	code), GTOOL_E_UNSUPPORTED, GTOOL_E_NOMEM.
+ */
+int gtool_writer_table(struct gtool_writer *w, const char *ght_path);
+
 /* gtool_writer_group - record HDF5 group @name ("/step_000100", "/" for
  * the root) with the pending attributes; not while a tensor is open. */
 int gtool_writer_group(struct gtool_writer *w, const char *name);

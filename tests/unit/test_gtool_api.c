@@ -596,6 +596,54 @@ static void test_cli_file(void)
 	gtool_trace_free(t);
 }
 
+/* The tensor of a one-tensor stream written with the table of @ght (or none). */
+static void write_with_table(const char *ght, const float *v, size_t n, struct mem *m)
+{
+	struct gtool_writer *w = NULL;
+	const uint64_t dims[1] = { n };
+
+	CHECK_RC(gtool_writer_open_cb(mem_write, m, 1, &w, NULL), 0);
+	CHECK_RC(gtool_writer_table(w, ght), 0);
+	CHECK_RC(gtool_writer_begin(w, "t", "huffexp", GTOOL_F32, dims, 1, NULL), 0);
+	CHECK_RC(gtool_writer_write(w, v, n * 4), 0);
+	CHECK_RC(gtool_writer_end(w), 0);
+	CHECK_RC(gtool_writer_commit(w), 0);
+	gtool_writer_free(w);
+}
+
+/* A static table from `gtool huffman build samples/mlp_sgd.h5`. */
+static void test_table(void)
+{
+	const size_t n = 5000;
+	float *v = random_f32(n, 0), *back = malloc(n * 4);
+	struct mem with = { 0 }, without = { 0 };
+	struct gtool_writer *w = NULL;
+	struct gtool_errbuf e;
+	const uint64_t dims[1] = { n };
+	size_t len = 0;
+
+	write_with_table("tests/fixtures/mlp_sgd.ght", v, n, &with);
+	write_with_table(NULL, v, n, &without);
+	CHECK(with.len != without.len); /* no per-block table in the stream */
+	CHECK_RC(gtool_decompress(with.p, with.len, back, n * 4, &len, NULL, &e), 0);
+	CHECK(len == n * 4 && !memcmp(back, v, len));
+	CHECK_RC(gtool_writer_open_cb(mem_write, &without, 1, &w, NULL), 0);
+	CHECK_RC(gtool_writer_table(w, "tests/fixtures/nope.ght"), GTOOL_E_IO);
+	CHECK(!strncmp(gtool_writer_errmsg(w), "tests/fixtures/nope.ght: ", 25));
+	CHECK_RC(gtool_writer_table(w, "tests/fixtures/mlp_sgd_bias.gtz"), GTOOL_E_CORRUPT);
+	CHECK_RC(gtool_writer_table(w, "tests/fixtures/mlp_sgd.ght"), 0);
+	CHECK_RC(gtool_writer_begin(w, "t", "zstd", GTOOL_F32, dims, 1, NULL), GTOOL_E_INVAL);
+	CHECK(!strcmp(gtool_writer_errmsg(w), "codec zstd does not use a Huffman table"));
+	CHECK_RC(gtool_writer_table(w, NULL), 0);
+	CHECK_RC(gtool_writer_begin(w, "t", "zstd", GTOOL_F32, dims, 1, NULL), 0);
+	CHECK_RC(gtool_writer_table(NULL, NULL), GTOOL_E_INVAL);
+	gtool_writer_free(w);
+	free(with.p);
+	free(without.p);
+	free(v);
+	free(back);
+}
+
 /* ---- traces ----------------------------------------------------------------- */
 
 static void test_trace(void)
@@ -873,6 +921,7 @@ int main(int argc, char **argv)
 	RUN(test_stream);
 	RUN(test_fd_and_path);
 	RUN(test_cli_file);
+	RUN(test_table);
 	RUN(test_trace);
 	RUN(test_metrics);
 	RUN(test_fidelity);

@@ -8,7 +8,8 @@ PKGS = hdf5 libzstd zlib fftw3 fftw3f jansson
 
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
 DEB_PKGS = gcc make pkg-config libhdf5-dev hdf5-tools libzstd-dev zstd zlib1g-dev libfftw3-dev \
-	bats clang libxml2-utils bc time libopenmpi-dev openmpi-bin libjansson-dev jq
+	bats clang libxml2-utils bc time libopenmpi-dev openmpi-bin libjansson-dev jq \
+	hdf5-filter-plugin hdf5-filter-plugin-blosc-serial python3-h5py python3-numpy
 
 WARN = -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align \
 	-Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \
@@ -111,6 +112,48 @@ $(BUILD)/obj/mpi/%.o: mpi/%.c
 $(BUILD)/gtool-mpi: $(MPI_OBJ) $(MPI_CMD_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
 	OMPI_CC=$(CC) $(MPICC) $(LDFLAGS_ALL) -o $@ $(MPI_OBJ) $(MPI_CMD_OBJ) \
 		$(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LIBS)
+
+# ---- HDF5 filter plugin (plugins/, man/gtool-h5filter.5) ------------------
+# build/plugins/libH5Zgtool.so: gtool's codecs as HDF5 filter 400, for any
+# HDF5 program through HDF5_PLUGIN_PATH.  Self-contained: lib/ is compiled
+# a second time with -fPIC and hidden visibility into $(PIC) and linked in
+# statically; the version script exports only H5PLget_plugin_type and
+# H5PLget_plugin_info.  Kept apart from the rest of the build on purpose.
+PIC = $(BUILD)/pic
+PLUGIN_SRC := $(sort $(wildcard plugins/*.c))
+PLUGIN_OBJ := $(call obj,$(PIC),$(PLUGIN_SRC))
+PIC_LIB_OBJ := $(call obj,$(PIC),$(LIB_SRC))
+PLUGIN_SO = $(BUILD)/plugins/libH5Zgtool.so
+PLUGIN_DIR = $(DESTDIR)$(PREFIX)/lib/hdf5/plugins
+
+all: $(PLUGIN_SO)
+
+$(PIC)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
+
+$(PIC)/libgtool-pic.a: $(PIC_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(PLUGIN_SO): $(PLUGIN_OBJ) $(PIC)/libgtool-pic.a plugins/h5z_gtool.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,--version-script=plugins/h5z_gtool.map \
+		-Wl,--as-needed -Wl,-z,defs -o $@ $(PLUGIN_OBJ) $(PIC)/libgtool-pic.a $(LIBS)
+
+$(BUILD)/fuzz/fuzz_h5filter: tests/fuzz/fuzz_h5filter.c $(PLUGIN_SRC) plugins/h5z_gtool.h
+
+install-h5filter: $(PLUGIN_SO)
+	install -d $(PLUGIN_DIR)
+	install -m 644 $(PLUGIN_SO) $(PLUGIN_DIR)/
+
+uninstall-h5filter:
+	rm -f $(PLUGIN_DIR)/libH5Zgtool.so
+
+install: install-h5filter
+uninstall: uninstall-h5filter
+.PHONY: install-h5filter uninstall-h5filter
+# ---- end of the HDF5 filter plugin block ----------------------------------
 
 # ---- tests ------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(wildcard tests/unit/*.h)
@@ -267,4 +310,4 @@ format-check:
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj $(LF) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/pic $(LF) -name '*.d' 2>/dev/null)

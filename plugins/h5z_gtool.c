@@ -207,11 +207,16 @@ static void put_header(struct gt_buf *h, const struct block *b, unsigned width)
 	}
 }
 
-/* Scratch of one encode: the payload, a decode-back buffer, chunk lengths. */
+/*
+ * Scratch of one encode.  The payload is coded straight into the buffer
+ * HDF5 gets back, after room for the largest header; the header then
+ * goes in front of it and the payload moves down: one large allocation
+ * a chunk, not three.
+ */
 struct enc {
 	struct gt_codec_ctx *ctx;
-	unsigned char *payload, *back, meta[GT_CODEC_META_MAX];
-	size_t bound;
+	unsigned char *out, *payload, *back, meta[GT_CODEC_META_MAX];
+	size_t bound, room;
 	int lossless;
 };
 
@@ -245,42 +250,64 @@ static int code_chunks(struct enc *e, const unsigned char *src, struct block *b,
 	return 0;
 }
 
+/* The header's worst case: fixed fields, the metadata, 3 varints a chunk. */
+static size_t header_room(size_t nch)
+{
+	return 10 + 5 * 10 + 2 + 4 + 10 + GT_CODEC_META_MAX + nch * 30;
+}
+
 static int enc_alloc(struct enc *e, const struct block *b, unsigned width)
 {
 	e->bound = gt_codec_bound(e->ctx, GT_H5Z_CHUNK_VALUES);
-	if (!e->bound || e->bound > SIZE_MAX / (b->nch + 1))
-		return GT_ERR(OVERFLOW);
 	if (e->bound < (size_t)GT_H5Z_CHUNK_VALUES * width)
 		e->bound = (size_t)GT_H5Z_CHUNK_VALUES * width;
-	e->payload = malloc(e->bound * b->nch + 1);
-	e->back = malloc((size_t)GT_H5Z_CHUNK_VALUES * width);
-	return e->payload && e->back ? 0 : GT_ERR(NOMEM);
+	e->room = header_room(b->nch);
+	if (b->nch > (SIZE_MAX - e->room) / e->bound)
+		return GT_ERR(OVERFLOW);
+	e->out = H5allocate_memory(e->room + e->bound * b->nch, 0);
+	e->payload = e->out ? e->out + e->room : NULL;
+	if (!e->lossless)
+		e->back = malloc((size_t)GT_H5Z_CHUNK_VALUES * width);
+	return e->out && (e->lossless || e->back) ? 0 : GT_ERR(NOMEM);
 }
 
-/* The block whole: [L][body][payload] in a buffer from H5allocate_memory. */
-static int assemble(const struct block *b, const void *payload, unsigned width,
-		    unsigned char **out_ret, size_t *len_ret)
+/* The header in front of the payload at e->payload (or of @raw). */
+static int assemble(struct enc *e, const struct block *b, const void *raw, unsigned width,
+		    size_t *len_ret)
 {
 	struct gt_buf h = { 0 }, l = { 0 };
-	unsigned char *out;
 	int rc;
 
 	put_header(&h, b, width);
 	gt_buf_uv(&l, h.len);
 	rc = h.err ? h.err : l.err;
-	out = rc ? NULL : H5allocate_memory(l.len + h.len + b->payload_len, 0);
-	if (!rc && !out)
-		rc = GT_ERR(NOMEM);
+	if (!rc && l.len + h.len > e->room)
+		rc = GT_ERR(OVERFLOW); /* header_room() is wrong: never happens */
 	if (!rc) {
-		memcpy(out, l.p, l.len);
-		memcpy(out + l.len, h.p, h.len);
-		memcpy(out + l.len + h.len, payload, b->payload_len);
-		*out_ret = out;
+		memcpy(e->out, l.p, l.len);
+		memcpy(e->out + l.len, h.p, h.len);
+		if (raw)
+			memcpy(e->out + l.len + h.len, raw, b->payload_len);
+		else
+			memmove(e->out + l.len + h.len, e->payload, b->payload_len);
 		*len_ret = l.len + h.len + b->payload_len;
 	}
 	gt_buf_release(&h);
 	gt_buf_release(&l);
 	return rc;
+}
+
+/* A block that would grow is stored raw (codec 0), as in a .gtz file. */
+static void store_raw(struct block *b, const unsigned char *src, size_t nbytes,
+		      unsigned width)
+{
+	b->codec = 0;
+	b->meta_len = 0;
+	b->payload_len = nbytes;
+	b->bits = (uint64_t)nbytes * 8;
+	b->crc = (uint32_t)crc32_z(0, src, nbytes);
+	for (size_t i = 0; i < b->nch; i++)
+		b->len[i] = chunk_n(b->values, i) * width;
 }
 
 static int encode(const struct setup *s, const unsigned char *src, size_t nbytes,
@@ -293,7 +320,7 @@ static int encode(const struct setup *s, const unsigned char *src, size_t nbytes
 
 	if (!width)
 		return gt_diag_set(d, GT_ERR(INVAL), "no dtype in cd_values (set_local did not run)");
-	if (nbytes % width)
+	if (!nbytes || nbytes % width)
 		return gt_diag_set(d, GT_ERR(INVAL), "a chunk of %zu bytes is not a whole number "
 				   "of %u-byte values", nbytes, width);
 	b.values = nbytes / width;
@@ -307,22 +334,17 @@ static int encode(const struct setup *s, const unsigned char *src, size_t nbytes
 		rc = enc_alloc(&e, &b, width);
 	if (rc >= 0)
 		rc = code_chunks(&e, src, &b, width);
-	/* a block that would grow is stored raw (codec 0), as in a .gtz file */
-	if (rc >= 0 && b.payload_len + b.meta_len >= nbytes) {
-		b.codec = 0;
-		b.meta_len = 0;
-		b.payload_len = nbytes;
-		b.bits = (uint64_t)nbytes * 8;
-		b.crc = (uint32_t)crc32_z(0, src, nbytes);
-		for (size_t i = 0; i < b.nch; i++)
-			b.len[i] = chunk_n(b.values, i) * width;
-	}
+	if (rc >= 0 && b.payload_len + b.meta_len >= nbytes)
+		store_raw(&b, src, nbytes, width);
 	if (rc >= 0)
-		rc = assemble(&b, b.codec ? e.payload : src, width, out_ret, len_ret);
+		rc = assemble(&e, &b, b.codec ? NULL : src, width, len_ret);
 	if (rc < 0 && !d->msg[0])
 		gt_diag_set(d, rc, "encoding: %s", gt_strerror(rc));
+	if (rc >= 0)
+		*out_ret = e.out;
+	else if (e.out)
+		H5free_memory(e.out);
 	gt_codec_free(e.ctx);
-	free(e.payload);
 	free(e.back);
 	free(b.len);
 	return rc;
@@ -388,11 +410,12 @@ static int parse_block(const unsigned char *src, size_t len, const struct setup 
 	struct gt_cur c = { src, src + len, 0 };
 	const uint64_t body_len = gt_cur_uv(&c);
 	const unsigned char *body = gt_cur_bytes(&c, body_len > len ? (size_t)-1 : (size_t)body_len);
-	struct gt_cur h = { body, body + body_len, 0 };
+	struct gt_cur h = { body, body, 0 };
 	int rc;
 
 	if (!body)
-		return gt_diag_set(d, GT_ERR(CORRUPT), "truncated block header");
+		return gt_diag_set(d, GT_ERR(CORRUPT), "bad block header: %s", gt_strerror(c.err));
+	h.end = body + body_len;
 	rc = parse_fields(&h, s, b);
 	if (rc >= 0 && s->chunk && b->values != s->chunk)
 		return gt_diag_set(d, GT_ERR(CORRUPT), "block holds %zu values, a chunk %u",

@@ -141,7 +141,11 @@ $(PLUGIN_SO): $(PLUGIN_OBJ) $(PIC)/libgtool-pic.a plugins/h5z_gtool.map
 	$(CC) -shared $(LDFLAGS_ALL) -Wl,--version-script=plugins/h5z_gtool.map \
 		-Wl,--as-needed -Wl,-z,defs -o $@ $(PLUGIN_OBJ) $(PIC)/libgtool-pic.a $(LIBS)
 
-$(BUILD)/fuzz/fuzz_h5filter: tests/fuzz/fuzz_h5filter.c $(PLUGIN_SRC) plugins/h5z_gtool.h
+$(BUILD)/fuzz/fuzz_h5filter $(BUILD)/libfuzzer/fuzz_h5filter: $(PLUGIN_SRC) $(wildcard plugins/*.h)
+
+# make bench: the filter's cost over its codec (tools/h5filter-bench.c)
+$(BUILD)/h5filter-bench: tools/h5filter-bench.c $(PLUGIN_SRC) $(wildcard plugins/*.h) $(BUILD)/libgtool.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
 
 install-h5filter: $(PLUGIN_SO)
 	install -d $(PLUGIN_DIR)

@@ -10,6 +10,7 @@
 
 #include "../formats/gt_bytes.h"
 #include "../lib/gt_codec.h"
+#include "h5z_crc.h"
 #include "h5z_gtool.h"
 #include "../lib/banned.h"
 
@@ -230,7 +231,7 @@ static int code_chunks(struct enc *e, const unsigned char *src, struct block *b,
 				    &b->meta_len));
 	GT_TRY(gt_codec_block_load(e->ctx, e->meta, b->meta_len));
 	b->meta = e->meta;
-	b->crc = (uint32_t)crc32_z(0, NULL, 0);
+	b->crc = 0;
 	for (size_t i = 0; i < b->nch; i++) {
 		const size_t n = chunk_n(b->values, i);
 		const unsigned char *in = src + i * (size_t)GT_H5Z_CHUNK_VALUES * width;
@@ -242,7 +243,7 @@ static int code_chunks(struct enc *e, const unsigned char *src, struct block *b,
 			GT_TRY(gt_codec_decode(e->ctx, e->payload + off, b->len[i], e->back, n));
 			in = e->back;
 		}
-		b->crc = (uint32_t)crc32_z(b->crc, in, n * width);
+		b->crc = h5z_crc32(b->crc, in, n * width);
 		off += b->len[i];
 	}
 	b->payload_len = off;
@@ -305,7 +306,7 @@ static void store_raw(struct block *b, const unsigned char *src, size_t nbytes,
 	b->meta_len = 0;
 	b->payload_len = nbytes;
 	b->bits = (uint64_t)nbytes * 8;
-	b->crc = (uint32_t)crc32_z(0, src, nbytes);
+	b->crc = h5z_crc32(0, src, nbytes);
 	for (size_t i = 0; i < b->nch; i++)
 		b->len[i] = chunk_n(b->values, i) * width;
 }
@@ -432,8 +433,10 @@ static int parse_block(const unsigned char *src, size_t len, const struct setup 
 	return 0;
 }
 
+/* Decode the chunks into @out; *@crc_ret the CRC-32 of what they hold,
+ * each chunk checksummed as it is decoded, while it is in cache. */
 static int decode_chunks(const struct setup *s, const struct block *b, unsigned char *out,
-			 struct gt_diag *d)
+			 uint32_t *crc_ret, struct gt_diag *d)
 {
 	const unsigned width = gt_dtype_size((enum gt_dtype)b->dtype);
 	struct setup bs = *s;
@@ -445,15 +448,20 @@ static int decode_chunks(const struct setup *s, const struct block *b, unsigned 
 		if (b->payload_len != b->values * width)
 			return gt_diag_set(d, GT_ERR(CORRUPT), "raw block of the wrong length");
 		memcpy(out, b->payload, b->payload_len);
+		*crc_ret = h5z_crc32(0, out, b->payload_len);
 		return 0;
 	}
 	bs.dtype = (enum gt_dtype)b->dtype;
 	rc = make_ctx(&bs, &ctx, d);
 	if (rc >= 0)
 		rc = gt_codec_block_load(ctx, b->meta, b->meta_len);
+	*crc_ret = 0;
 	for (size_t i = 0; i < b->nch && rc >= 0; i++) {
-		rc = gt_codec_decode(ctx, b->payload + off, b->len[i],
-				     out + i * (size_t)GT_H5Z_CHUNK_VALUES * width, chunk_n(b->values, i));
+		unsigned char *o = out + i * (size_t)GT_H5Z_CHUNK_VALUES * width;
+		const size_t n = chunk_n(b->values, i);
+
+		rc = gt_codec_decode(ctx, b->payload + off, b->len[i], o, n);
+		*crc_ret = h5z_crc32(*crc_ret, o, n * width);
 		off += b->len[i];
 	}
 	gt_codec_free(ctx);
@@ -469,13 +477,15 @@ static int decode(const struct setup *s, const unsigned char *src, size_t nbytes
 	unsigned char *out = NULL;
 	int rc = parse_block(src, nbytes, s, &b, d);
 	size_t out_len = 0;
+	uint32_t crc = 0;
 
 	if (rc >= 0) {
 		out_len = b.values * gt_dtype_size((enum gt_dtype)b.dtype);
 		out = H5allocate_memory(out_len ? out_len : 1, 0);
-		rc = out ? decode_chunks(s, &b, out, d) : gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
+		rc = out ? decode_chunks(s, &b, out, &crc, d)
+			 : gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
 	}
-	if (rc >= 0 && (uint32_t)crc32_z(0, out, out_len) != b.crc)
+	if (rc >= 0 && crc != b.crc)
 		rc = gt_diag_set(d, GT_ERR(CORRUPT), "CRC mismatch: the chunk is damaged");
 	free(b.len);
 	if (rc < 0) {

@@ -147,6 +147,8 @@ $(BUILD)/fuzz/fuzz_h5filter $(BUILD)/libfuzzer/fuzz_h5filter: $(PLUGIN_SRC) $(wi
 $(BUILD)/h5filter-bench: tools/h5filter-bench.c $(PLUGIN_SRC) $(wildcard plugins/*.h) $(BUILD)/libgtool.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
 
+bench: $(BUILD)/h5filter-bench $(PLUGIN_SO)
+
 install-h5filter: $(PLUGIN_SO)
 	install -d $(PLUGIN_DIR)
 	install -m 644 $(PLUGIN_SO) $(PLUGIN_DIR)/

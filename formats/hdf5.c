@@ -5,6 +5,7 @@
 
 #include <hdf5.h>
 
+#include "gt_h5filter.h"
 #include "sink_impl.h"
 #include "source_impl.h"
 #include "../lib/banned.h"
@@ -558,6 +559,7 @@ int gt_hdf5_source_open(struct gt_source *s, struct gt_diag *d)
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	s->priv = h;
 	s->ops = &h5_ops;
+	(void)gt_h5filter_register(); /* reads filter-400 datasets without the plugin path */
 	h->file = H5Fopen(s->path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	if (h->file < 0)
 		return gt_diag_set(d, GT_ERR(CORRUPT), "not an HDF5 file");

@@ -663,6 +663,7 @@ static const H5Z_class2_t gt_h5z_class = {
 	gt_h5z_can_apply, gt_h5z_set_local, gt_h5z_filter,
 };
 
+#ifndef GT_H5Z_BUILTIN
 H5PL_type_t H5PLget_plugin_type(void)
 {
 	return H5PL_TYPE_FILTER;
@@ -672,3 +673,4 @@ const void *H5PLget_plugin_info(void)
 {
 	return &gt_h5z_class;
 }
+#endif

@@ -140,3 +140,17 @@ h5same() {
 	done
 	run -1 h5dump -d /f32_big w.h5
 }
+
+@test "gtool reads filter-400 datasets without HDF5_PLUGIN_PATH (built in)" {
+	mkdir a b
+	cp "$SAMPLES/mlp_sgd.h5" a/t.h5
+	run -0 h5repack -f UD=400,0,0 a/t.h5 b/t.h5
+	run -0 h5dump -p -H -d /step_000001/grad/0.weight b/t.h5
+	[[ "$output" == *"FILTER_ID 400"* ]]
+	unset HDF5_PLUGIN_PATH
+	run -0 --separate-stderr gtool stats --total a/t.h5
+	want=${output//a\/t.h5/t.h5}
+	run -0 --separate-stderr gtool stats --total b/t.h5
+	[ "$stderr" = "" ]
+	[ "${output//b\/t.h5/t.h5}" = "$want" ]
+}

@@ -419,7 +419,8 @@ static int parse_block(const unsigned char *src, size_t len, const struct setup 
 	h.end = body + body_len;
 	rc = parse_fields(&h, s, b);
 	if (rc >= 0 && s->chunk && b->values != s->chunk)
-		return gt_diag_set(d, GT_ERR(CORRUPT), "block holds %zu values, a chunk %u",
+		return gt_diag_set(d, GT_ERR(CORRUPT),
+				   "the chunk decodes to %zu values, the dataset's chunks hold %u",
 				   b->values, s->chunk);
 	if (rc >= 0) {
 		b->len = calloc(b->nch + 1, sizeof(*b->len));

@@ -9,6 +9,8 @@ through the gtool HDF5 filter (id 400) and checks what reads back.
     corrupt FILE DSET OFF flip 8 bytes OFF bytes into DSET's first chunk
     read FILE DSET        read DSET; on failure print the error, exit 1
     create FILE DTYPE CD  create a dataset with cd_values CD; error: exit 1
+    transplant FILE       a coded chunk of 256 f32 values stored as the chunk
+                          of a dataset whose chunks hold 300 (then: read)
 
 Needs HDF5_PLUGIN_PATH to name the folder of libH5Zgtool.so.
 """
@@ -204,6 +206,15 @@ def cmd_create(path, dtype, cd):
     return 0
 
 
+def cmd_transplant(path):
+    with h5py.File(path, 'w') as f:
+        a = f.create_dataset('a', data=np.ones(256, '<f4'), chunks=(256,), compression=FILTER)
+        b = f.create_dataset('b', shape=(300,), dtype='<f4', chunks=(300,), compression=FILTER)
+        mask, raw = a.id.read_direct_chunk((0,))
+        b.id.write_direct_chunk((0,), raw, mask)
+    return 0
+
+
 def main(argv):
     cmd, args = argv[1], argv[2:]
     if cmd == 'write':
@@ -211,7 +222,7 @@ def main(argv):
     if cmd == 'create':
         return cmd_create(args[0], args[1], [int(v) for v in args[2:]])
     funcs = {'verify': cmd_verify, 'lossy': cmd_lossy, 'same': cmd_same,
-             'corrupt': cmd_corrupt, 'read': cmd_read}
+             'corrupt': cmd_corrupt, 'read': cmd_read, 'transplant': cmd_transplant}
     return funcs[cmd](*args)
 
 

@@ -154,3 +154,10 @@ h5same() {
 	[ "$stderr" = "" ]
 	[ "${output//b\/t.h5/t.h5}" = "$want" ]
 }
+
+@test "a chunk that decodes to another size than the dataset's chunks: read error" {
+	run -0 "$PY" "$CHECK" transplant t.h5
+	run -0 "$PY" "$CHECK" read t.h5 a
+	run -1 --separate-stderr "$PY" "$CHECK" read t.h5 b
+	[ "$stderr" = "Can't read data (gtool filter: the chunk decodes to 256 values, the dataset's chunks hold 300)" ]
+}

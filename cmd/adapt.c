@@ -7,7 +7,8 @@
 
 #include "cmds.h"
 #include "msg.h"
-#include "steps.h"
+#include "../engine/gt_spec.h"
+#include "../engine/gt_steps.h"
 #include "util.h"
 #include "../analysis/gt_adapt.h"
 #include "../formats/gt_gtz.h"
@@ -141,6 +142,7 @@ struct entry {
 
 struct job {
 	const struct adapt_opts *o;
+	struct gt_spec spec;       /* -c, parsed once */
 	const struct gt_codec *codec;
 	const char *base;
 	struct gt_steps st;
@@ -360,31 +362,43 @@ static void summary(struct job *j, struct gt_table *t)
 }
 
 /* The codec must be a sparsifier: one that takes a compression factor. */
-static int setup(struct job *j, struct adapt_opts *o)
+/* The codec spec, and that it takes a compression factor (usage errors: 2). */
+static int setup_spec(struct job *j, const struct adapt_opts *o)
 {
-	struct gt_codec_params p = { GT_DT_F32, NULL, NULL, 0, NULL };
-	struct gt_codec_ctx *ctx = NULL;
+	struct gt_spec probe;
 	struct gt_diag d = { "" };
-	char opts[300];
+	char text[400];
 
-	if (gt_codec_spec_parse(o->codec, &j->codec, &j->base, &d) < 0) {
+	if (gt_spec_init(&j->spec, o->codec, 0, &d) < 0) {
 		gt_error("%s; see 'gtool compress --list-codecs'", d.msg);
 		return 2;
 	}
-	snprintf(opts, sizeof(opts), "%s%scf=%.17g", j->base, *j->base ? "," : "", o->p.theta_min);
-	p.opts = opts;
-	if (gt_codec_new(j->codec, &p, &ctx, &d) < 0) {
+	j->codec = j->spec.codec;
+	j->base = j->spec.opts;
+	snprintf(text, sizeof(text), "%s:%s%scf=%.17g", gt_codec_name(j->codec), j->base,
+		 *j->base ? "," : "", o->p.theta_min);
+	if (gt_spec_init(&probe, text, 0, &d) < 0) {
 		gt_error("codec %s cannot be set to a compression factor (%s); "
 			 "adapt takes a sparsifier: topk, dgc, redsync or randk",
 			 gt_codec_name(j->codec), d.msg);
 		return 2;
 	}
-	gt_codec_free(ctx);
+	gt_spec_release(&probe);
+	return 0;
+}
+
+static int setup(struct job *j, struct adapt_opts *o)
+{
+	struct gt_diag d = { "" };
+	const int rc = setup_spec(j, o);
+
+	if (rc)
+		return rc;
 	if (!o->have_alpha)
 		o->p.alpha = o->p.workers >= 100 ? 1 : o->p.workers / 100.0;
 	gt_adapt_init(&j->a, &o->p);
-	if (gt_steps_open(&j->st, o->input, &o->src, o->datasets, o->ndatasets) < 0)
-		return -1;
+	if (gt_steps_open(&j->st, o->input, &o->src, o->datasets, o->ndatasets, &d) < 0)
+		return gt_error("%s", d.msg);
 	j->g = xmalloc((j->st.most + 1) * sizeof(float));
 	j->sc.vals = xmalloc((j->st.most + 1) * sizeof(float));
 	j->sc.tmp = xmalloc((j->st.most + 1) * sizeof(float));
@@ -426,6 +440,7 @@ static int run(struct job *j)
 
 static void job_release(struct job *j)
 {
+	gt_spec_release(&j->spec);
 	for (size_t k = 0; k < j->ne; k++) {
 		free(j->e[k].res);
 		free(j->e[k].go);

@@ -7,12 +7,12 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "compress.h"
-#include "memload.h"
 #include "msg.h"
 #include "pair.h"
 #include "util.h"
 #include "../analysis/gt_bench.h"
+#include "../engine/gt_memload.h"
+#include "../engine/gt_pack.h"
 #include "../lib/banned.h"
 
 struct compare_opts {
@@ -68,7 +68,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct compare_opts *o = state->input;
 
 	switch (key) {
-	case 'c': gt_speclist_add(&o->specs, arg); break;
+	case 'c':
+		if (gt_speclist_add(&o->specs, arg) < 0)
+			gt_die("out of memory");
+		break;
 	case OPT_SORT:
 		if (sort_column(arg) == -2)
 			argp_error(state, "invalid sort column '%s'; see gtool-compare(1)", arg);
@@ -114,6 +117,7 @@ struct row {
 	const struct gt_codec *codec;
 	const char *opts;
 	double v[NNUM];
+	struct gt_spec parsed;   /* owns what spec, codec and opts point at */
 };
 
 static void table_header(struct gt_table *tb, int trace)
@@ -153,24 +157,25 @@ struct cmp {
 };
 
 /* The .gtz of @spec, as `gtool compress -c SPEC` writes it. */
-static int compress_to_tmp(struct cmp *c, const char *spec, struct row *r)
+static int compress_to_tmp(struct cmp *c, struct row *r)
 {
-	struct gt_compress_opts co;
-	uint64_t in = 0, out = 0;
-	int rc;
+	struct gt_pack_opts po = { 0 };
+	struct gt_pack_result pr = { 0 };
+	struct gt_diag d = { "" };
+	uint64_t in, out;
 
-	memset(&co, 0, sizeof(co));
-	co.input = c->o->input;
-	co.output = c->gtz;
-	co.codec = spec;
-	co.threads = c->o->threads;
-	co.src = c->o->src;
-	co.force = 1;
-	co.silent = 1;
-	co.grads_only = c->o->grads_only;
-	rc = gt_compress_file(&co, &in, &out);
-	if (rc)
-		return -1;
+	po.input = c->o->input;
+	po.output = c->gtz;
+	po.spec = &r->parsed;
+	po.threads = c->o->threads;
+	po.src = c->o->src;
+	po.force = 1;
+	po.skip = GT_SKIP_SILENT;
+	po.grads_only = c->o->grads_only;
+	if (gt_pack_file(&po, &pr, &d) < 0)
+		return gt_error("%s", d.msg);
+	in = pr.in_bytes;
+	out = pr.out_bytes;
 	r->v[1] = (double)in;
 	r->v[2] = (double)out;
 	r->v[3] = in ? (double)out / (double)in : NAN;
@@ -217,7 +222,7 @@ static int errors(struct cmp *c, struct row *r)
 }
 
 /* MB/s of the codec on the data in memory (gtool bench's core). */
-static int speed(struct cmp *c, const char *spec, struct row *r)
+static int speed(struct cmp *c, struct row *r)
 {
 	const size_t n = (size_t)c->o->repeat;
 	double *cs = xcalloc(n, sizeof(double)), *ds = xcalloc(n, sizeof(double));
@@ -226,13 +231,13 @@ static int speed(struct cmp *c, const char *spec, struct row *r)
 	const struct gt_bench_input *in;
 	struct gt_diag d = { "" };
 	double med, lo, hi;
-	int needs, rc;
+	int rc;
 
-	rc = gt_memload_spec(spec, &r->codec, &r->opts, &needs);
-	if (rc >= 0)
-		rc = gt_memload_inputs(&c->m, r->codec, r->opts, needs, &in);
-	if (rc >= 0 && gt_bench_run(in, c->m.n, &bo, &br, &d) < 0)
-		rc = gt_error("%s: %s: %s", c->o->input, spec, d.msg);
+	rc = gt_memload_inputs(&c->m, &r->parsed, &in, &d);
+	if (rc < 0)
+		rc = gt_error("%s", d.msg);
+	else if (gt_bench_run(in, c->m.n, &bo, &br, &d) < 0)
+		rc = gt_error("%s: %s: %s", c->o->input, r->spec, d.msg);
 	if (rc >= 0) {
 		gt_bench_spread(cs, n, &med, &lo, &hi);
 		r->v[5] = gt_bench_mbps(br.bytes, med);
@@ -246,14 +251,19 @@ static int speed(struct cmp *c, const char *spec, struct row *r)
 
 static int compare_spec(struct cmp *c, const char *spec, struct row *r)
 {
+	struct gt_diag d = { "" };
 	int rc;
 
 	for (size_t i = 0; i < NNUM; i++)
 		r->v[i] = NAN;
-	r->spec = spec;
-	rc = speed(c, spec, r);
+	if (gt_spec_init(&r->parsed, spec, 0, &d) < 0)
+		return gt_error("%s", d.msg);
+	r->spec = r->parsed.text;
+	r->codec = r->parsed.codec;
+	r->opts = r->parsed.opts;
+	rc = speed(c, r);
 	if (rc >= 0)
-		rc = compress_to_tmp(c, spec, r);
+		rc = compress_to_tmp(c, r);
 	if (rc >= 0)
 		rc = errors(c, r);
 	unlink(c->gtz);
@@ -286,13 +296,16 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 static int open_cmp(struct cmp *c)
 {
 	const char *tmp = getenv("TMPDIR");
+	struct gt_diag d = { "" };
 
-	if (gt_memload_open(&c->m, c->o->input, &c->o->src, c->o->grads_only) < 0)
-		return -1;
+	c->m.nt = &gt_msg_notify;
+	if (gt_memload_open(&c->m, c->o->input, &c->o->src, c->o->grads_only, &d) < 0)
+		return gt_error("%s", d.msg);
+	c->m.nt = &gt_msg_notify;
 	c->sel = xcalloc(gt_source_count(c->m.src) + 1, 1);
 	for (size_t k = 0; k < c->m.n; k++)
 		c->sel[c->m.idx[k]] = 1;
-	c->trace = c->m.ctx.trace && gt_trace_nsteps(c->m.ctx.trace);
+	c->trace = gt_memload_is_trace(&c->m);
 	if (c->o->grads_only && !c->trace)
 		return gt_error("%s: --grads-only needs a trace with step groups", c->o->input);
 	if (asprintf(&c->dir, "%s/gtool-compare.XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
@@ -339,27 +352,31 @@ static int run_compare(struct compare_opts *o)
 	struct cmp c = { o, { 0 }, NULL, 0, NULL, NULL };
 	struct row *rows;
 	const int defaults = !o->specs.n;
+	struct gt_diag d = { "" };
 	int rc = 0;
 
-	if (defaults)
-		gt_speclist_defaults(&o->specs);
+	if (defaults && gt_speclist_defaults(&o->specs) < 0)
+		gt_die("out of memory");
 	for (size_t i = 0; i < o->specs.n; i++) {
-		const struct gt_codec *codec;
-		const char *opts;
-		int needs;
+		struct gt_spec s;
 
-		if (gt_memload_spec(o->specs.v[i], &codec, &opts, &needs) < 0)
+		if (gt_spec_init(&s, o->specs.v[i], 0, &d) < 0) {
+			gt_error("%s; see 'gtool compress --list-codecs'", d.msg);
 			return 2;
+		}
+		gt_spec_release(&s);
 	}
 	rows = xcalloc(o->specs.n + 1, sizeof(*rows));
 	rc = open_cmp(&c);
-	if (rc >= 0)
-		rc = gt_speclist_usable(&o->specs, &c.m, defaults);
+	if (rc >= 0 && gt_memload_usable(&o->specs, &c.m, defaults, &gt_msg_notify, &d) < 0)
+		rc = gt_error("%s", d.msg);
 	for (size_t i = 0; i < o->specs.n && rc >= 0; i++)
 		rc = compare_spec(&c, o->specs.v[i], &rows[i]);
 	if (rc >= 0)
 		print_rows(o, rows, o->specs.n, c.trace);
 	close_cmp(&c);
+	for (size_t i = 0; i < o->specs.n; i++)
+		gt_spec_release(&rows[i].parsed);
 	free(rows);
 	return rc < 0 ? 1 : 0;
 }

@@ -7,7 +7,8 @@
 
 #include "cmds.h"
 #include "msg.h"
-#include "steps.h"
+#include "../engine/gt_spec.h"
+#include "../engine/gt_steps.h"
 #include "util.h"
 #include "../analysis/gt_gain.h"
 #include "../formats/gt_gtz.h"
@@ -142,6 +143,7 @@ struct setting {
 
 struct job {
 	const struct gain_opts *o;
+	struct gt_spec spec;          /* -c, parsed once */
 	const struct gt_codec *codec;
 	const char *base;             /* the codec's fixed options */
 	struct gt_steps st;
@@ -465,15 +467,19 @@ static int setup(struct job *j, const struct gain_opts *o)
 {
 	struct gt_diag d = { "" };
 
-	if (gt_codec_spec_parse(o->codec, &j->codec, &j->base, &d) < 0) {
+	if (gt_spec_init(&j->spec, o->codec, 0, &d) < 0) {
 		gt_error("%s; see 'gtool compress --list-codecs'", d.msg);
 		return 2;
 	}
+	j->codec = j->spec.codec;
+	j->base = j->spec.opts;
 	if (make_settings(j) < 0)
 		return 2;
 	if (open_coders(j) < 0)
 		return 2;
-	return gt_steps_open(&j->st, o->input, &o->src, o->datasets, o->ndatasets);
+	if (gt_steps_open(&j->st, o->input, &o->src, o->datasets, o->ndatasets, &d) < 0)
+		return gt_error("%s", d.msg);
+	return 0;
 }
 
 static void job_release(struct job *j)
@@ -492,6 +498,7 @@ static void job_release(struct job *j)
 		free(s->value);
 	}
 	free(j->set);
+	gt_spec_release(&j->spec);
 	gt_steps_close(&j->st);
 	for (size_t k = 0; k < sizeof(bufs) / sizeof(bufs[0]); k++)
 		free(bufs[k]);

@@ -4,12 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "msg.h"
 #include "netopt.h"
 #include "util.h"
+#include "../engine/gt_measure.h"
 #include "../formats/gt_source.h"
 #include "../formats/gt_trace.h"
 #include "../lib/banned.h"
@@ -131,26 +130,21 @@ static int pair_row(const char *path, const struct gt_bench_row *rows, size_t n,
 	return 0;
 }
 
-int gt_bench_pairs(const char *path, struct gt_bench_row **rows_ret,
-		   struct gt_codec_pair **pairs_ret, size_t *n_ret)
+/* Pair the compress and decompress rows of @rows (from @label); takes @rows. */
+static int pair_rows(const char *label, struct gt_bench_row *rows, size_t n,
+		     struct gt_bench_row **rows_ret, struct gt_codec_pair **pairs_ret,
+		     size_t *n_ret)
 {
-	struct gt_diag d = { "" };
-	struct gt_bench_row *rows;
 	struct gt_codec_pair *pairs;
-	size_t n, np = 0;
+	size_t np = 0;
 
-	*rows_ret = NULL;
-	*pairs_ret = NULL;
-	*n_ret = 0;
-	if (gt_bench_read(path, &rows, &n, &d) < 0)
-		return gt_error("%s: %s", path, d.msg);
 	if (!n) {
 		free(rows);
-		return gt_error("%s: no bench results", path);
+		return gt_error("%s: no bench results", label);
 	}
 	pairs = xcalloc(n, sizeof(*pairs));
 	for (size_t i = 0; i < n; i++) {
-		if (pair_row(path, rows, n, &rows[i], &pairs[np]) < 0) {
+		if (pair_row(label, rows, n, &rows[i], &pairs[np]) < 0) {
 			free(rows);
 			free(pairs);
 			return -1;
@@ -161,6 +155,21 @@ int gt_bench_pairs(const char *path, struct gt_bench_row **rows_ret,
 	*pairs_ret = pairs;
 	*n_ret = np;
 	return 0;
+}
+
+int gt_bench_pairs(const char *path, struct gt_bench_row **rows_ret,
+		   struct gt_codec_pair **pairs_ret, size_t *n_ret)
+{
+	struct gt_diag d = { "" };
+	struct gt_bench_row *rows;
+	size_t n;
+
+	*rows_ret = NULL;
+	*pairs_ret = NULL;
+	*n_ret = 0;
+	if (gt_bench_read(path, &rows, &n, &d) < 0)
+		return gt_error("%s: %s", path, d.msg);
+	return pair_rows(path, rows, n, rows_ret, pairs_ret, n_ret);
 }
 
 static void add_tensor(struct gt_model_tensor **t, size_t *n,
@@ -228,38 +237,17 @@ void gt_model_tensors_free(struct gt_model_tensor *t, size_t n)
 	free(t);
 }
 
-/* Run this program's bench with stdout into @fd; 0 when it succeeded. */
-static int run_bench(int fd, const char *input, const char *codecs, unsigned repeat)
+/* Every spec of @l names a codec with valid options. */
+static int check_specs(const struct gt_speclist *l)
 {
-	char a0[] = "gtool", a1[] = "bench", a2[] = "--format=json", a3[] = "-q",
-	     a4[] = "-T1", rep[32];
-	char *in = xstrdup(input);
-	char *argv[] = { a0, a1, a2, a3, a4, rep, NULL, in, NULL };
-	int status;
-	pid_t pid;
+	for (size_t i = 0; i < l->n; i++) {
+		struct gt_spec s;
+		struct gt_diag d = { "" };
 
-	snprintf(rep, sizeof(rep), "--repeat=%u", repeat);
-	argv[6] = xmalloc(strlen(codecs) + 4);
-	snprintf(argv[6], strlen(codecs) + 4, "-c%s", codecs);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		free(argv[6]);
-		free(in);
-		return gt_error_errno("cannot start gtool bench");
+		if (gt_spec_init(&s, l->v[i], 0, &d) < 0)
+			return gt_error("%s; see 'gtool compress --list-codecs'", d.msg);
+		gt_spec_release(&s);
 	}
-	if (!pid) {
-		if (dup2(fd, STDOUT_FILENO) < 0)
-			_exit(127);
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
-	free(argv[6]);
-	free(in);
-	if (waitpid(pid, &status, 0) < 0)
-		return gt_error_errno("gtool bench");
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return gt_error("%s: measuring the codecs failed (gtool bench said why)", input);
 	return 0;
 }
 
@@ -267,23 +255,30 @@ int gt_bench_measure(const char *input, const char *codecs, unsigned repeat,
 		     struct gt_bench_row **rows_ret, struct gt_codec_pair **pairs_ret,
 		     size_t *n_ret)
 {
-	const char *dir = getenv("TMPDIR");
-	char *path;
-	int fd, rc;
+	static const unsigned one = 1;
+	struct gt_speclist l = { NULL, 0 };
+	struct gt_measure_opts mo = { 0 };
+	struct gt_bench_row *rows = NULL;
+	struct gt_diag d = { "" };
+	size_t n = 0;
+	int rc;
 
-	if (asprintf(&path, "%s/gtool-bench.XXXXXX", dir && *dir ? dir : "/tmp") < 0)
+	*rows_ret = NULL;
+	*pairs_ret = NULL;
+	*n_ret = 0;
+	if (gt_speclist_add(&l, codecs ? codecs : GT_MEASURE_CODECS) < 0)
 		gt_die("out of memory");
-	fd = mkstemp(path);
-	if (fd < 0) {
-		rc = gt_error_errno("%s", path);
-		free(path);
+	rc = check_specs(&l);
+	mo.input = input;
+	mo.specs = &l;
+	mo.threads = &one;
+	mo.nthreads = 1;
+	mo.repeat = repeat;
+	mo.warmup = 1;
+	if (rc >= 0 && gt_measure_run(&mo, &rows, &n, &d) < 0)
+		rc = gt_error("%s", d.msg);
+	gt_speclist_release(&l);
+	if (rc < 0)
 		return rc;
-	}
-	rc = run_bench(fd, input, codecs ? codecs : GT_MEASURE_CODECS, repeat);
-	close(fd);
-	if (rc >= 0)
-		rc = gt_bench_pairs(path, rows_ret, pairs_ret, n_ret);
-	unlink(path);
-	free(path);
-	return rc;
+	return pair_rows(input, rows, n, rows_ret, pairs_ret, n_ret);
 }

@@ -41,11 +41,11 @@ int gt_bench_pairs(const char *path, struct gt_bench_row **rows_ret,
 		   struct gt_codec_pair **pairs_ret, size_t *n_ret);
 
 /*
- * gt_bench_measure - measure the codecs now: `gtool bench --format json -T 1
- * --repeat @repeat [-c @codecs] @input`, run by this very program into a
- * temporary file, read back as gt_bench_pairs() reads a --from file, so
- * that "measured now" and "measured before" take one path.  Errors are
- * printed; returns 0 or -1.
+ * gt_bench_measure - measure the codecs now, in this process, as `gtool
+ * bench -q -T 1 --repeat @repeat [-c @codecs] @input` would (the engine's
+ * gt_measure_run), and pair the rows as gt_bench_pairs() pairs those of a
+ * --from file, so that "measured now" and "measured before" are checked
+ * alike.  Errors are printed; returns 0 or -1.
  */
 #define GT_MEASURE_CODECS "huffexp,gcomp,zstd:level=1,zstd:level=3,zlib:level=1,zlib:level=6"
 int gt_bench_measure(const char *input, const char *codecs, unsigned repeat,

@@ -178,14 +178,12 @@ static struct entry *entry_of(struct job *j, const char *name, size_t n)
 
 static size_t block_of(const struct job *j)
 {
-	return j->o->block ? j->o->block : GT_GTZ_BLOCK_DEFAULT;
+	return gt_chunk_block(j->o->block);
 }
 
 static size_t chunk_of(const struct job *j)
 {
-	const size_t c = j->o->chunk ? j->o->chunk : GT_GTZ_CHUNK_DEFAULT;
-
-	return c < block_of(j) ? c : block_of(j);
+	return gt_chunk_values(NULL, block_of(j), j->o->chunk);
 }
 
 /* Lines 4-10 for one tensor: g_o, g_min, g_c and what they cost. */

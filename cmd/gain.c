@@ -202,14 +202,14 @@ static int make_settings(struct job *j)
 
 static int open_coders(struct job *j)
 {
-	const size_t block = j->o->block ? j->o->block : GT_GTZ_BLOCK_DEFAULT;
-	const size_t chunk = j->o->chunk ? j->o->chunk : GT_GTZ_CHUNK_DEFAULT;
+	const size_t block = gt_chunk_block(j->o->block);
+	const size_t chunk = gt_chunk_values(NULL, block, j->o->chunk);
 
 	for (size_t k = 0; k < j->nset; k++) {
 		struct gt_diag d = { "" };
 
-		if (gt_gain_coder_init(&j->set[k].gc, j->codec, j->set[k].opts, block,
-				       chunk < block ? chunk : block, &d) < 0)
+		if (gt_gain_coder_init(&j->set[k].gc, j->codec, j->set[k].opts, block, chunk,
+				       &d) < 0)
 			return gt_error("%s", d.msg);
 		if (gt_codec_needs_aux(j->set[k].gc.ctx))
 			return gt_error("codec %s needs the optimizer context of each value; "

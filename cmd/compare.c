@@ -8,10 +8,10 @@
 
 #include "cmds.h"
 #include "msg.h"
-#include "pair.h"
 #include "util.h"
 #include "../analysis/gt_bench.h"
 #include "../engine/gt_memload.h"
+#include "../engine/gt_pair.h"
 #include "../engine/gt_pack.h"
 #include "../lib/banned.h"
 
@@ -198,15 +198,15 @@ static int errors(struct cmp *c, struct row *r)
 	if (gt_source_open(c->gtz, &so, &b, &d) < 0)
 		return gt_error("%s: %s", c->gtz, d.msg);
 	{
-		const struct gt_pair p = { c->m.src, b, c->o->input, c->gtz, c->sel, 0, 0 };
+		const struct gt_pair p = { c->m.src, b, c->o->input, c->gtz, c->sel, 0, 0, NULL };
 
-		rc = gt_pair_metrics(&p, NULL, NULL, &total);
+		rc = gt_pair_metrics(&p, NULL, NULL, &total, &d);
 		if (rc >= 0 && c->trace)
-			rc = gt_pair_update(&p, NULL, NULL, &f, &optim);
+			rc = gt_pair_update(&p, NULL, NULL, &f, &optim, &d);
 	}
 	gt_source_free(b);
 	if (rc < 0)
-		return -1;
+		return gt_error("%s", d.msg);
 	gt_metric_derive(&total, &mr);
 	r->v[0] = (double)total.values;
 	r->v[7] = total.n ? total.max_abs : NAN;

@@ -7,8 +7,8 @@
 
 #include "cmds.h"
 #include "msg.h"
-#include "pair.h"
 #include "util.h"
+#include "../engine/gt_pair.h"
 #include "../lib/banned.h"
 
 struct error_opts {
@@ -147,9 +147,10 @@ static int error_tensors(const struct error_opts *o, const struct gt_pair *p,
 			 struct gt_table *tb)
 {
 	struct gt_metric total;
+	struct gt_diag d = { "" };
 
-	if (gt_pair_metrics(p, o->total_only ? NULL : error_row, tb, &total) < 0)
-		return -1;
+	if (gt_pair_metrics(p, o->total_only ? NULL : error_row, tb, &total, &d) < 0)
+		return gt_error("%s", d.msg);
 	error_row(tb, "total", &total);
 	return 0;
 }
@@ -218,9 +219,10 @@ static int update_trace(const struct error_opts *o, const struct gt_pair *p,
 	struct urows u = { tb, o->total_only, 0 };
 	struct gt_fidelity total;
 	const char *optim;
+	struct gt_diag d = { "" };
 
-	if (gt_pair_update(p, update_row, &u, &total, &optim) < 0)
-		return -1;
+	if (gt_pair_update(p, update_row, &u, &total, &optim, &d) < 0)
+		return gt_error("%s", d.msg);
 	update_cells(tb, "total", NULL, optim, &total, u.with_next);
 	return 0;
 }
@@ -246,7 +248,7 @@ static int run_error(const struct error_opts *o)
 			       o->verbose ? GT_SKIP_NOTE : GT_SKIP_SILENT, sel);
 	if (rc < 0)
 		goto out;
-	p = (struct gt_pair){ a, b, o->a, o->b, sel, o->missing_ok, o->verbose };
+	p = (struct gt_pair){ a, b, o->a, o->b, sel, o->missing_ok, o->verbose, &gt_msg_notify };
 	if (o->update) {
 		rc = update_trace(o, &p, tb);
 	} else {

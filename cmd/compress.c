@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "common_opts.h"
 #include "msg.h"
 #include "optflags.h"
 #include "util.h"
@@ -15,20 +16,16 @@
 
 /* The options of `gtool compress`, as its parser fills them. */
 struct compress_opts {
-	const char *input, *output, *codec, *table_path;
-	char **datasets;
-	size_t ndatasets;
+	struct gt_common c;              /* input, -d, --dtype, sizes, -q, -v */
+	const char *output, *codec, *table_path;
 	int list_codecs;
 	long level, table_refresh;
 	unsigned threads;                /* 0: all cores */
-	uint64_t block_values, chunk_values;
-	struct gt_source_opts src;
 	struct gt_optflags of;
-	int force, verbose, grads_only;
+	int force, grads_only;
 };
 
-enum { OPT_TABLE = 256, OPT_REFRESH, OPT_BLOCK, OPT_CHUNK, OPT_DTYPE, OPT_FORMAT,
-	OPT_GRADS_ONLY };
+enum { OPT_TABLE = 256, OPT_REFRESH, OPT_FORMAT, OPT_GRADS_ONLY };
 
 static const struct argp_option options[] = {
 	{ "codec", 'c', "NAME[:K=V,...]", 0, "codec and its options (default huffexp; see --list-codecs)", 0 },
@@ -38,15 +35,9 @@ static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "output file (default: INPUT.gtz; stdout for '-')", 0 },
 	{ "force", 'f', NULL, 0, "overwrite an existing output file", 0 },
 	{ "threads", 'T', "N", 0, "worker threads (default: all cores); the output does not depend on it", 0 },
-	{ "block-size", OPT_BLOCK, "N", 0, "values per block (default 1M; K, M suffixes)", 0 },
-	{ "chunk-size", OPT_CHUNK, "N", 0, "values per chunk, the unit of parallel work (default 64K)", 0 },
-	{ "dataset", 'd', "PATTERN", 0, "compress only datasets matching PATTERN (repeatable)", 0 },
-	{ "dtype", OPT_DTYPE, "DTYPE", 0, "dtype of raw input: f32, f16, bf16, f64", 0 },
 	{ "format", OPT_FORMAT, "KIND", 0, "input format: hdf5, npy, raw (default: from the file)", 0 },
 	{ "grads-only", OPT_GRADS_ONLY, NULL, 0, "on a trace, compress the gradients and leave the rest out", 0 },
 	{ "list-codecs", 'L', NULL, 0, "list the codecs and their options, then exit", 0 },
-	{ "quiet", 'q', NULL, 0, "no progress, warnings or summary", 0 },
-	{ "verbose", 'v', NULL, 0, "a line per tensor", 0 },
 	{ 0 }
 };
 
@@ -71,27 +62,19 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (gt_parse_threads(arg, &o->threads) < 0)
 			argp_error(state, "invalid thread count '%s'", arg);
 		break;
-	case OPT_BLOCK: o->block_values = gt_argp_block_size(state, arg); break;
-	case OPT_CHUNK: o->chunk_values = gt_argp_chunk_size(state, arg); break;
-	case 'd':
-		gt_argp_dataset(&o->datasets, &o->ndatasets, arg);
-		break;
-	case OPT_DTYPE:
-		o->src.dtype = gt_argp_dtype(state, arg);
-		break;
 	case OPT_FORMAT:
-		o->src.kind = gt_kind_parse(arg);
-		if (o->src.kind == GT_KIND_AUTO || o->src.kind == GT_KIND_GTZ)
+		o->c.src.kind = gt_kind_parse(arg);
+		if (o->c.src.kind == GT_KIND_AUTO || o->c.src.kind == GT_KIND_GTZ)
 			argp_error(state, "unknown input format '%s': expected hdf5, npy or raw", arg);
 		break;
 	case 'L': o->list_codecs = 1; break;
 	case OPT_GRADS_ONLY: o->grads_only = 1; break;
-	case ARGP_KEY_INIT: state->child_inputs[0] = &o->of; break;
-	case 'q': gt_msg_set_quiet(1); break;
-	case 'v': o->verbose = 1; break;
-	case ARGP_KEY_ARG: gt_argp_input(state, &o->input, arg); break;
+	case ARGP_KEY_INIT:
+		gt_common_bind(state, &compress_argp, &o->c);
+		state->child_inputs[0] = &o->of;
+		break;
 	case ARGP_KEY_END:
-		if (!o->input && !o->list_codecs)
+		if (!o->c.input && !o->list_codecs)
 			argp_usage(state);
 		break;
 	default: return ARGP_ERR_UNKNOWN;
@@ -101,6 +84,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 static const struct argp_child children[] = {
 	{ &gt_optflags_argp, 0, "Optimizer context, for -c gcomp (a trace carries its own):", 0 },
+	{ &gt_common_input_argp, 0, NULL, 0 },
+	{ &gt_common_dataset_argp, 0, NULL, 0 },
+	{ &gt_common_dtype_argp, 0, NULL, 0 },
+	{ &gt_common_blocks_argp, 0, NULL, 0 },
+	{ &gt_common_quiet_argp, 0, NULL, 0 },
+	{ &gt_common_verbose_argp, 0, NULL, 0 },
 	{ 0 }
 };
 
@@ -154,9 +143,9 @@ static void summary(const struct compress_opts *o, const struct gt_pack_result *
 {
 	char a[32], b[32];
 
-	if (gt_msg_quiet() || (!o->verbose && !isatty(STDERR_FILENO)))
+	if (gt_msg_quiet() || (!o->c.verbose && !isatty(STDERR_FILENO)))
 		return;
-	fprintf(stderr, "%s: %s: %zu tensor%s, %s -> %s (%.2f%%)\n", gt_msg_prefix(), o->input,
+	fprintf(stderr, "%s: %s: %zu tensor%s, %s -> %s (%.2f%%)\n", gt_msg_prefix(), o->c.input,
 		r->ntensors, r->ntensors == 1 ? "" : "s",
 		gt_human_bytes((double)r->in_bytes, a, sizeof(a)),
 		gt_human_bytes((double)r->out_bytes, b, sizeof(b)),
@@ -190,27 +179,27 @@ static int run_compress(struct compress_opts *o)
 
 	if (rc)
 		return rc;
-	po.input = o->input;
+	po.input = o->c.input;
 	po.output = o->output;
 	if (!po.output) {
-		if (asprintf(&out, "%s.gtz", o->input) < 0)
+		if (asprintf(&out, "%s.gtz", o->c.input) < 0)
 			gt_die("out of memory");
-		po.output = strcmp(o->input, "-") ? out : "-";
+		po.output = strcmp(o->c.input, "-") ? out : "-";
 	}
 	po.spec = &spec;
-	po.datasets = o->datasets;
-	po.ndatasets = o->ndatasets;
+	po.datasets = o->c.datasets;
+	po.ndatasets = o->c.ndatasets;
 	po.table_refresh = o->table_refresh;
 	po.threads = o->threads ? o->threads : (unsigned)gt_ncores();
-	po.block_values = o->block_values;
-	po.chunk_values = o->chunk_values;
-	po.src = o->src;
+	po.block_values = o->c.block_values;
+	po.chunk_values = o->c.chunk_values;
+	po.src = o->c.src;
 	po.of = o->of;
 	po.force = o->force;
 	po.grads_only = o->grads_only;
 	po.skip = GT_SKIP_WARN;
 	po.nt = &gt_msg_notify;
-	po.ev = (struct gt_pack_events){ on_start, on_bytes, o->verbose ? on_tensor : NULL,
+	po.ev = (struct gt_pack_events){ on_start, on_bytes, o->c.verbose ? on_tensor : NULL,
 					 &progress };
 	if (!strcmp(po.output, "-") && isatty(STDOUT_FILENO))
 		rc = gt_error("refusing to write compressed data to a terminal; use -o FILE or a pipe");
@@ -235,6 +224,6 @@ int cmd_compress(int argc, char **argv)
 		list_codecs();
 	else if (!rc)
 		rc = run_compress(&o);
-	free(o.datasets);
+	gt_common_release(&o.c);
 	return rc;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "common_opts.h"
 #include "msg.h"
 #include "util.h"
 #include "../engine/gt_measure.h"
@@ -15,12 +16,10 @@ struct bench_opts {
 	unsigned *threads;
 	size_t nthreads;
 	long repeat, warmup;
-	enum gt_fmt fmt;
-	struct gt_source_opts src;
-	const char *input;
+	struct gt_common c;      /* input, --dtype, --format, -q */
 };
 
-enum { OPT_FORMAT = 0x100, OPT_REPEAT, OPT_WARMUP, OPT_DTYPE };
+enum { OPT_REPEAT = 0x100, OPT_WARMUP };
 
 static const struct argp_option options[] = {
 	{ "codecs", 'c', "LIST", 0,
@@ -28,9 +27,6 @@ static const struct argp_option options[] = {
 	{ "threads", 'T', "LIST", 0, "thread counts to measure, comma-separated (default 1)", 0 },
 	{ "repeat", OPT_REPEAT, "N", 0, "timed repetitions per measurement (default 5)", 0 },
 	{ "warmup", OPT_WARMUP, "N", 0, "untimed runs before them (default 1)", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv or json", 0 },
-	{ "dtype", OPT_DTYPE, "DT", 0, "dtype of raw input: f32, f16, bf16 or f64", 0 },
-	{ "quiet", 'q', NULL, 0, "print no warnings", 0 },
 	{ 0 }
 };
 
@@ -53,6 +49,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct bench_opts *o = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT: gt_common_bind(state, &bench_argp, &o->c); break;
 	case 'c':
 		if (gt_speclist_add(&o->specs, arg) < 0)
 			gt_die("out of memory");
@@ -66,18 +63,22 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (gt_parse_int(arg, 0, 100000, &o->warmup) < 0)
 			argp_error(state, "invalid warm-up count '%s'", arg);
 		break;
-	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 0); break;
-	case OPT_DTYPE: o->src.dtype = gt_argp_dtype(state, arg); break;
-	case 'q': gt_msg_set_quiet(1); break;
-	case ARGP_KEY_ARG: gt_argp_input(state, &o->input, arg); break;
 	case ARGP_KEY_END:
-		if (!o->input)
+		if (!o->c.input)
 			argp_usage(state);
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
+
+static const struct argp_child children[] = {
+	{ &gt_common_input_argp, 0, NULL, 0 },
+	{ &gt_common_fmt_argp, 0, NULL, 0 },
+	{ &gt_common_dtype_argp, 0, NULL, 0 },
+	{ &gt_common_quiet_argp, 0, NULL, 0 },
+	{ 0 }
+};
 
 const struct argp bench_argp = {
 	options, parse_opt, "FILE",
@@ -92,7 +93,7 @@ const struct argp bench_argp = {
 	"decompress), repeat, bytes (original), ratio (coded / original bytes "
 	"of the same run), mbps_median, mbps_min, mbps_max, peak_rss_mib "
 	"(getrusage ru_maxrss of the process so far, MiB).",
-	NULL, NULL, NULL
+	children, NULL, NULL
 };
 
 static void header(struct gt_table *tb)
@@ -149,8 +150,8 @@ static int run_bench(struct bench_opts *o)
 		gt_die("out of memory");
 	if (check_specs(&o->specs) < 0)
 		return 2;
-	mo.input = o->input;
-	mo.src = o->src;
+	mo.input = o->c.input;
+	mo.src = o->c.src;
 	mo.specs = &o->specs;
 	mo.threads = o->threads;
 	mo.nthreads = o->nthreads;
@@ -161,7 +162,7 @@ static int run_bench(struct bench_opts *o)
 		gt_error("%s", d.msg);
 		return 1;
 	}
-	tb = gt_table_new(o->fmt);
+	tb = gt_table_new(o->c.fmt);
 	header(tb);
 	for (size_t i = 0; i < n; i++)
 		row(tb, &rows[i]);
@@ -178,7 +179,7 @@ int cmd_bench(int argc, char **argv)
 
 	o.repeat = 5;
 	o.warmup = 1;
-	o.fmt = GT_FMT_TABLE;
+	o.c.fmt = GT_FMT_TABLE;
 	rc = gt_argp_parse(&bench_argp, argc, argv, &o);
 	if (!rc) {
 		if (!o.nthreads) {

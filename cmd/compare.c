@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "common_opts.h"
 #include "msg.h"
 #include "util.h"
 #include "../analysis/gt_bench.h"
@@ -18,15 +19,13 @@
 struct compare_opts {
 	struct gt_speclist specs;
 	const char *sort;
-	enum gt_fmt fmt;
 	unsigned threads;
 	long repeat;
 	int grads_only;
-	struct gt_source_opts src;
-	const char *input;
+	struct gt_common c;      /* input, --dtype, -q; --format here knows markdown */
 };
 
-enum { OPT_FORMAT = 0x100, OPT_SORT, OPT_REPEAT, OPT_DTYPE, OPT_GRADS_ONLY };
+enum { OPT_FORMAT = 0x100, OPT_SORT, OPT_REPEAT, OPT_GRADS_ONLY };
 
 static const struct argp_option options[] = {
 	{ "codecs", 'c', "LIST", 0,
@@ -35,10 +34,8 @@ static const struct argp_option options[] = {
 	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv, json or markdown", 0 },
 	{ "threads", 'T', "N", 0, "worker threads (default: all cores)", 0 },
 	{ "repeat", OPT_REPEAT, "N", 0, "timed runs for the MB/s columns, median (default 3)", 0 },
-	{ "dtype", OPT_DTYPE, "DT", 0, "dtype of raw input: f32, f16, bf16 or f64", 0 },
 	{ "grads-only", OPT_GRADS_ONLY, NULL, 0,
 	  "on a trace: only the gradients, in the sizes, speeds and errors", 0 },
-	{ "quiet", 'q', NULL, 0, "print no warnings", 0 },
 	{ 0 }
 };
 
@@ -68,6 +65,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct compare_opts *o = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT: gt_common_bind(state, &compare_argp, &o->c); break;
 	case 'c':
 		if (gt_speclist_add(&o->specs, arg) < 0)
 			gt_die("out of memory");
@@ -77,7 +75,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid sort column '%s'; see gtool-compare(1)", arg);
 		o->sort = arg;
 		break;
-	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 1); break;
+	case OPT_FORMAT: o->c.fmt = gt_argp_fmt(state, arg, 1); break;
 	case 'T':
 		if (gt_parse_threads(arg, &o->threads) < 0)
 			argp_error(state, "invalid thread count '%s'", arg);
@@ -86,18 +84,22 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (gt_parse_int(arg, 1, 100000, &o->repeat) < 0)
 			argp_error(state, "invalid repeat count '%s'", arg);
 		break;
-	case OPT_DTYPE: o->src.dtype = gt_argp_dtype(state, arg); break;
 	case OPT_GRADS_ONLY: o->grads_only = 1; break;
-	case 'q': gt_msg_set_quiet(1); break;
-	case ARGP_KEY_ARG: gt_argp_input(state, &o->input, arg); break;
 	case ARGP_KEY_END:
-		if (!o->input)
+		if (!o->c.input)
 			argp_usage(state);
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
+
+static const struct argp_child children[] = {
+	{ &gt_common_input_argp, 0, NULL, 0 },
+	{ &gt_common_dtype_argp, 0, NULL, 0 },
+	{ &gt_common_quiet_argp, 0, NULL, 0 },
+	{ 0 }
+};
 
 const struct argp compare_argp = {
 	options, parse_opt, "FILE",
@@ -109,7 +111,7 @@ const struct argp compare_argp = {
 	"decoded file against FILE as 'gtool error' computes it (max abs, RMSE, "
 	"PSNR, cosine, gain sum B^2 / sum A^2), and on a trace the update "
 	"fidelity of 'gtool error --update'.",
-	NULL, NULL, NULL
+	children, NULL, NULL
 };
 
 struct row {
@@ -164,11 +166,11 @@ static int compress_to_tmp(struct cmp *c, struct row *r)
 	struct gt_diag d = { "" };
 	uint64_t in, out;
 
-	po.input = c->o->input;
+	po.input = c->o->c.input;
 	po.output = c->gtz;
 	po.spec = &r->parsed;
 	po.threads = c->o->threads;
-	po.src = c->o->src;
+	po.src = c->o->c.src;
 	po.force = 1;
 	po.skip = GT_SKIP_SILENT;
 	po.grads_only = c->o->grads_only;
@@ -198,7 +200,7 @@ static int errors(struct cmp *c, struct row *r)
 	if (gt_source_open(c->gtz, &so, &b, &d) < 0)
 		return gt_error("%s: %s", c->gtz, d.msg);
 	{
-		const struct gt_pair p = { c->m.src, b, c->o->input, c->gtz, c->sel, 0, 0, NULL };
+		const struct gt_pair p = { c->m.src, b, c->o->c.input, c->gtz, c->sel, 0, 0, NULL };
 
 		rc = gt_pair_metrics(&p, NULL, NULL, &total, &d);
 		if (rc >= 0 && c->trace)
@@ -237,7 +239,7 @@ static int speed(struct cmp *c, struct row *r)
 	if (rc < 0)
 		rc = gt_error("%s", d.msg);
 	else if (gt_bench_run(in, c->m.n, &bo, &br, &d) < 0)
-		rc = gt_error("%s: %s: %s", c->o->input, r->spec, d.msg);
+		rc = gt_error("%s: %s: %s", c->o->c.input, r->spec, d.msg);
 	if (rc >= 0) {
 		gt_bench_spread(cs, n, &med, &lo, &hi);
 		r->v[5] = gt_bench_mbps(br.bytes, med);
@@ -299,7 +301,7 @@ static int open_cmp(struct cmp *c)
 	struct gt_diag d = { "" };
 
 	c->m.nt = &gt_msg_notify;
-	if (gt_memload_open(&c->m, c->o->input, &c->o->src, c->o->grads_only, &d) < 0)
+	if (gt_memload_open(&c->m, c->o->c.input, &c->o->c.src, c->o->grads_only, &d) < 0)
 		return gt_error("%s", d.msg);
 	c->m.nt = &gt_msg_notify;
 	c->sel = xcalloc(gt_source_count(c->m.src) + 1, 1);
@@ -307,7 +309,7 @@ static int open_cmp(struct cmp *c)
 		c->sel[c->m.idx[k]] = 1;
 	c->trace = gt_memload_is_trace(&c->m);
 	if (c->o->grads_only && !c->trace)
-		return gt_error("%s: --grads-only needs a trace with step groups", c->o->input);
+		return gt_error("%s: --grads-only needs a trace with step groups", c->o->c.input);
 	if (asprintf(&c->dir, "%s/gtool-compare.XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
 		gt_die("out of memory");
 	if (!mkdtemp(c->dir)) {
@@ -333,7 +335,7 @@ static void close_cmp(struct cmp *c)
 
 static void print_rows(const struct compare_opts *o, struct row *rows, size_t n, int trace)
 {
-	struct gt_table *tb = gt_table_new(o->fmt);
+	struct gt_table *tb = gt_table_new(o->c.fmt);
 
 	if (o->sort) {
 		int col = sort_column(o->sort);
@@ -386,7 +388,7 @@ int cmd_compare(int argc, char **argv)
 	struct compare_opts o = { 0 };
 	int rc;
 
-	o.fmt = GT_FMT_TABLE;
+	o.c.fmt = GT_FMT_TABLE;
 	o.repeat = 3;
 	rc = gt_argp_parse(&compare_argp, argc, argv, &o);
 	if (!rc) {

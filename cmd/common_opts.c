@@ -21,7 +21,8 @@ static error_t parse_input(int key, char *arg, struct argp_state *state)
 const struct argp gt_common_input_argp = { NULL, parse_input, NULL, NULL, NULL, NULL, NULL };
 
 static const struct argp_option dataset_options[] = {
-	{ "dataset", 'd', "PATTERN", 0, "only datasets matching PATTERN (repeatable)", 0 },
+	{ "dataset", 'd', "PATTERN", 0, "only datasets matching PATTERN (a path or a glob; "
+	  "repeatable)", 0 },
 	{ 0 }
 };
 
@@ -116,7 +117,7 @@ static error_t parse_quiet(int key, char *arg, struct argp_state *state)
 const struct argp gt_common_quiet_argp = { quiet_options, parse_quiet, NULL, NULL, NULL, NULL, NULL };
 
 static const struct argp_option verbose_options[] = {
-	{ "verbose", 'v', NULL, 0, "say more on stderr: datasets skipped, a line per tensor", 0 },
+	{ "verbose", 'v', NULL, 0, "say more on stderr: datasets skipped, each tensor or file written", 0 },
 	{ 0 }
 };
 

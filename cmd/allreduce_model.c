@@ -8,8 +8,8 @@
 #include "cmds.h"
 #include "common_opts.h"
 #include "msg.h"
-#include "netopt.h"
 #include "util.h"
+#include "../engine/gt_netmodel.h"
 #include "../analysis/gt_ringmodel.h"
 #include "../lib/banned.h"
 
@@ -162,14 +162,15 @@ static void columns(struct gt_table *tab, enum gt_fmt fmt)
 static int model_bytes(const struct allreduce_model_opts *o, double *ret)
 {
 	struct gt_model_tensor *t;
+	struct gt_diag d = { "" };
 	size_t n;
 
 	if (o->bytes) {
 		*ret = (double)o->bytes;
 		return 0;
 	}
-	if (gt_model_tensors(o->file, &t, &n) < 0)
-		return -1;
+	if (gt_model_tensors(o->file, &t, &n, &d) < 0)
+		return gt_error("%s", d.msg);
 	*ret = 0;
 	for (size_t i = 0; i < n; i++)
 		*ret += (double)t[i].count * t[i].size;
@@ -184,13 +185,16 @@ static int run_allreduce_model(const struct allreduce_model_opts *o)
 	struct gt_ring_params p = { 0, 0, 0, o->latency, (double)o->chunk };
 	struct gt_bench_row *rows;
 	struct gt_codec_pair *pairs;
+	struct gt_diag d = { "" };
 	struct gt_table *tab;
 	size_t n;
 
-	if (model_bytes(o, &p.bytes) < 0 ||
-	    (o->from ? gt_bench_pairs(o->from, &rows, &pairs, &n)
-		     : gt_bench_measure(o->file, o->codecs, (unsigned)o->repeat, &rows, &pairs, &n)) < 0)
+	if (model_bytes(o, &p.bytes) < 0)
 		return -1;
+	if ((o->from ? gt_bench_pairs(o->from, &rows, &pairs, &n, &d)
+		     : gt_bench_measure(o->file, o->codecs, (unsigned)o->repeat, &rows, &pairs, &n,
+					&d)) < 0)
+		return gt_error("%s", d.msg);
 	tab = gt_table_new(o->c.fmt);
 	columns(tab, o->c.fmt);
 	for (size_t w = 0; w < o->nworkers; w++)

@@ -8,8 +8,8 @@
 #include "cmds.h"
 #include "common_opts.h"
 #include "msg.h"
-#include "netopt.h"
 #include "util.h"
+#include "../engine/gt_netmodel.h"
 #include "../analysis/gt_breakeven.h"
 #include "../lib/banned.h"
 
@@ -124,12 +124,14 @@ static int run_breakeven(const struct breakeven_opts *o)
 	};
 	struct gt_bench_row *rows;
 	struct gt_codec_pair *pairs;
+	struct gt_diag d = { "" };
 	struct gt_table *tab;
 	size_t n;
 
-	if ((o->from ? gt_bench_pairs(o->from, &rows, &pairs, &n)
-		     : gt_bench_measure(o->file, o->codecs, (unsigned)o->repeat, &rows, &pairs, &n)) < 0)
-		return -1;
+	if ((o->from ? gt_bench_pairs(o->from, &rows, &pairs, &n, &d)
+		     : gt_bench_measure(o->file, o->codecs, (unsigned)o->repeat, &rows, &pairs, &n,
+					&d)) < 0)
+		return gt_error("%s", d.msg);
 	tab = gt_table_new(o->c.fmt);
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
 		gt_table_col(tab, cols[c]);

@@ -8,8 +8,8 @@
 #include "cmds.h"
 #include "common_opts.h"
 #include "msg.h"
-#include "netopt.h"
 #include "util.h"
+#include "../engine/gt_netmodel.h"
 #include "../analysis/gt_sim.h"
 #include "../lib/banned.h"
 
@@ -204,12 +204,13 @@ static int trace_blocks(const char *path, long want, struct gt_sim_block **ret, 
 {
 	struct gt_model_tensor *t;
 	struct gt_sim_block *b;
+	struct gt_diag d = { "" };
 	size_t n, nb, g = 0;
 	double total = 0, acc = 0;
 	uint64_t cur = 0;
 
-	if (gt_model_tensors(path, &t, &n) < 0)
-		return -1;
+	if (gt_model_tensors(path, &t, &n, &d) < 0)
+		return gt_error("%s", d.msg);
 	drop_empty(t, &n);
 	nb = want && (size_t)want < n ? (size_t)want : n;
 	if (n > GT_SIM_MAX_BLOCKS && !want) {

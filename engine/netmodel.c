@@ -1,14 +1,14 @@
-/* netopt.c - link speeds and lists of them for the network-model commands */
+/* netmodel.c - what the network models take: codec speeds (measured now or
+ * from a bench file), a model's gradient tensors, link speeds and lists */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "msg.h"
-#include "netopt.h"
-#include "util.h"
-#include "../engine/gt_measure.h"
+#include "gt_measure.h"
+#include "gt_netmodel.h"
+#include "gt_parse.h"
 #include "../formats/gt_source.h"
 #include "../formats/gt_trace.h"
 #include "../lib/banned.h"
@@ -33,11 +33,11 @@ const char *gt_rate_name(double bps, char *buf, size_t len)
 static int each_item(const char *s, size_t cap, size_t *n_ret,
 		     int (*fn)(const char *item, size_t i, void *arg), void *arg)
 {
-	char *copy = xstrdup(s), *p = copy;
+	char *copy = strdup(s), *p = copy;
 	size_t n = 0;
-	int rc = 0;
+	int rc = copy ? 0 : -1;
 
-	for (;;) {
+	for (; copy;) {
 		char *comma = strchr(p, ',');
 
 		if (comma)
@@ -105,27 +105,28 @@ static const struct gt_bench_row *partner(const struct gt_bench_row *rows, size_
 
 /* Check row @r against the others: one partner, measured once. */
 static int pair_row(const char *path, const struct gt_bench_row *rows, size_t n,
-		    const struct gt_bench_row *r, struct gt_codec_pair *p)
+		    const struct gt_bench_row *r, struct gt_codec_pair *p, struct gt_diag *d)
 {
 	const enum gt_bench_dir other = r->direction == GT_BENCH_COMPRESS ?
 		GT_BENCH_DECOMPRESS : GT_BENCH_COMPRESS;
-	const struct gt_bench_row *d;
+	const struct gt_bench_row *dr;
 	size_t same, count;
 
 	partner(rows, n, r, r->direction, &same);
-	d = partner(rows, n, r, other, &count);
+	dr = partner(rows, n, r, other, &count);
 	if (same > 1 || count > 1)
-		return gt_error("%s: %s with %u thread%s is measured more than once", path,
-				r->spec, r->threads, r->threads == 1 ? "" : "s");
-	if (!d)
-		return gt_error("%s: %s with %u thread%s has no %s entry", path, r->spec,
-				r->threads, r->threads == 1 ? "" : "s",
-				other == GT_BENCH_COMPRESS ? "compress" : "decompress");
+		return gt_diag_set(d, GT_ERR(CORRUPT), "%s: %s with %u thread%s is measured "
+				   "more than once", path, r->spec, r->threads,
+				   r->threads == 1 ? "" : "s");
+	if (!dr)
+		return gt_diag_set(d, GT_ERR(CORRUPT), "%s: %s with %u thread%s has no %s entry",
+				   path, r->spec, r->threads, r->threads == 1 ? "" : "s",
+				   other == GT_BENCH_COMPRESS ? "compress" : "decompress");
 	if (r->direction == GT_BENCH_COMPRESS) {
 		p->comp = r;
 		p->speed.ratio = r->ratio;
 		p->speed.comp_Bps = r->mbps_median * 1e6;
-		p->speed.decomp_Bps = d->mbps_median * 1e6;
+		p->speed.decomp_Bps = dr->mbps_median * 1e6;
 	}
 	return 0;
 }
@@ -133,21 +134,27 @@ static int pair_row(const char *path, const struct gt_bench_row *rows, size_t n,
 /* Pair the compress and decompress rows of @rows (from @label); takes @rows. */
 static int pair_rows(const char *label, struct gt_bench_row *rows, size_t n,
 		     struct gt_bench_row **rows_ret, struct gt_codec_pair **pairs_ret,
-		     size_t *n_ret)
+		     size_t *n_ret, struct gt_diag *d)
 {
 	struct gt_codec_pair *pairs;
 	size_t np = 0;
+	int rc;
 
 	if (!n) {
 		free(rows);
-		return gt_error("%s: no bench results", label);
+		return gt_diag_set(d, GT_ERR(CORRUPT), "%s: no bench results", label);
 	}
-	pairs = xcalloc(n, sizeof(*pairs));
+	pairs = calloc(n, sizeof(*pairs));
+	if (!pairs) {
+		free(rows);
+		return gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
+	}
 	for (size_t i = 0; i < n; i++) {
-		if (pair_row(label, rows, n, &rows[i], &pairs[np]) < 0) {
+		rc = pair_row(label, rows, n, &rows[i], &pairs[np], d);
+		if (rc < 0) {
 			free(rows);
 			free(pairs);
-			return -1;
+			return rc;
 		}
 		np += rows[i].direction == GT_BENCH_COMPRESS;
 	}
@@ -158,68 +165,83 @@ static int pair_rows(const char *label, struct gt_bench_row *rows, size_t n,
 }
 
 int gt_bench_pairs(const char *path, struct gt_bench_row **rows_ret,
-		   struct gt_codec_pair **pairs_ret, size_t *n_ret)
+		   struct gt_codec_pair **pairs_ret, size_t *n_ret, struct gt_diag *d)
 {
-	struct gt_diag d = { "" };
+	struct gt_diag rd = { "" };
 	struct gt_bench_row *rows;
 	size_t n;
+	int rc;
 
 	*rows_ret = NULL;
 	*pairs_ret = NULL;
 	*n_ret = 0;
-	if (gt_bench_read(path, &rows, &n, &d) < 0)
-		return gt_error("%s: %s", path, d.msg);
-	return pair_rows(path, rows, n, rows_ret, pairs_ret, n_ret);
+	rc = gt_bench_read(path, &rows, &n, &rd);
+	if (rc < 0)
+		return gt_diag_set(d, rc, "%s: %s", path, rd.msg);
+	return pair_rows(path, rows, n, rows_ret, pairs_ret, n_ret, d);
 }
 
-static void add_tensor(struct gt_model_tensor **t, size_t *n,
-		       const struct gt_tensor_info *info)
+static int add_tensor(struct gt_model_tensor **t, size_t *n,
+		      const struct gt_tensor_info *info)
 {
-	*t = xrealloc(*t, (*n + 1) * sizeof(**t));
-	(*t)[*n].name = xstrdup(info->name);
-	(*t)[*n].count = info->count;
-	(*t)[*n].size = gt_dtype_size(info->dtype);
+	struct gt_model_tensor *v = realloc(*t, (*n + 1) * sizeof(**t));
+
+	if (!v)
+		return GT_ERR(NOMEM);
+	*t = v;
+	v[*n].name = strdup(info->name);
+	if (!v[*n].name)
+		return GT_ERR(NOMEM);
+	v[*n].count = info->count;
+	v[*n].size = gt_dtype_size(info->dtype);
 	++*n;
+	return 0;
 }
 
 /* The first step's gradients of a trace; 0 tensors when @src is not one. */
-static void trace_grads(const struct gt_source *src, struct gt_model_tensor **t,
-			size_t *n)
+static int trace_grads(const struct gt_source *src, struct gt_model_tensor **t,
+		       size_t *n)
 {
 	struct gt_trace *tr = NULL;
 	struct gt_diag d = { "" };
+	int rc = 0;
 
 	if (gt_source_kind(src) == GT_KIND_HDF5 && gt_trace_open(src, &tr, &d) >= 0 &&
 	    gt_trace_nsteps(tr)) {
 		const struct gt_trace_step *st = gt_trace_step(tr, 0);
 
-		for (size_t k = 0; k < st->n_grads; k++)
-			add_tensor(t, n, gt_source_info(src, st->grads[k]));
+		for (size_t k = 0; k < st->n_grads && rc >= 0; k++)
+			rc = add_tensor(t, n, gt_source_info(src, st->grads[k]));
 	}
 	gt_trace_free(tr);
+	return rc;
 }
 
-int gt_model_tensors(const char *path, struct gt_model_tensor **t_ret, size_t *n_ret)
+int gt_model_tensors(const char *path, struct gt_model_tensor **t_ret, size_t *n_ret,
+		     struct gt_diag *d)
 {
 	const struct gt_source_opts so = { GT_KIND_AUTO, GT_DT_NONE };
 	struct gt_source *src = NULL;
-	struct gt_diag d = { "" };
+	struct gt_diag rd = { "" };
 	struct gt_model_tensor *t = NULL;
 	size_t n = 0;
-	int rc = 0;
+	int rc = gt_source_open(path, &so, &src, &rd);
 
-	if (gt_source_open(path, &so, &src, &d) < 0)
-		return gt_error("%s: %s", path, d.msg);
-	trace_grads(src, &t, &n);
-	for (size_t i = 0; !n && i < gt_source_count(src); i++)
+	if (rc < 0)
+		return gt_diag_set(d, rc, "%s: %s", path, rd.msg);
+	rc = trace_grads(src, &t, &n);
+	for (size_t i = 0; rc >= 0 && !n && i < gt_source_count(src); i++)
 		if (gt_source_info(src, i)->dtype != GT_DT_NONE)
-			add_tensor(&t, &n, gt_source_info(src, i));
+			rc = add_tensor(&t, &n, gt_source_info(src, i));
+	if (rc < 0)
+		gt_diag_set(d, rc, "out of memory");
 	/* tensors read only after a scan of the whole list: keep the check here */
 	for (size_t i = 0; i < n && rc >= 0; i++)
 		if (t[i].count == GT_COUNT_UNKNOWN)
-			rc = gt_error("%s: %s: size unknown (a pipe): give a file", path, t[i].name);
+			rc = gt_diag_set(d, GT_ERR(INVAL), "%s: %s: size unknown (a pipe): give a file",
+					 path, t[i].name);
 	if (rc >= 0 && !n)
-		rc = gt_error("%s: no floating-point tensors", path);
+		rc = gt_diag_set(d, GT_ERR(NOTFOUND), "%s: no floating-point tensors", path);
 	gt_source_free(src);
 	if (rc < 0) {
 		gt_model_tensors_free(t, n);
@@ -238,14 +260,12 @@ void gt_model_tensors_free(struct gt_model_tensor *t, size_t n)
 }
 
 /* Every spec of @l names a codec with valid options. */
-static int check_specs(const struct gt_speclist *l)
+static int check_specs(const struct gt_speclist *l, struct gt_diag *d)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		struct gt_spec s;
-		struct gt_diag d = { "" };
 
-		if (gt_spec_init(&s, l->v[i], 0, &d) < 0)
-			return gt_error("%s; see 'gtool compress --list-codecs'", d.msg);
+		GT_TRY(gt_spec_init(&s, l->v[i], 0, d));
 		gt_spec_release(&s);
 	}
 	return 0;
@@ -253,32 +273,33 @@ static int check_specs(const struct gt_speclist *l)
 
 int gt_bench_measure(const char *input, const char *codecs, unsigned repeat,
 		     struct gt_bench_row **rows_ret, struct gt_codec_pair **pairs_ret,
-		     size_t *n_ret)
+		     size_t *n_ret, struct gt_diag *d)
 {
 	static const unsigned one = 1;
 	struct gt_speclist l = { NULL, 0 };
 	struct gt_measure_opts mo = { 0 };
 	struct gt_bench_row *rows = NULL;
-	struct gt_diag d = { "" };
 	size_t n = 0;
 	int rc;
 
 	*rows_ret = NULL;
 	*pairs_ret = NULL;
 	*n_ret = 0;
-	if (gt_speclist_add(&l, codecs ? codecs : GT_MEASURE_CODECS) < 0)
-		gt_die("out of memory");
-	rc = check_specs(&l);
+	rc = gt_speclist_add(&l, codecs ? codecs : GT_MEASURE_CODECS);
+	if (rc < 0)
+		gt_diag_set(d, rc, "out of memory");
+	else
+		rc = check_specs(&l, d);
 	mo.input = input;
 	mo.specs = &l;
 	mo.threads = &one;
 	mo.nthreads = 1;
 	mo.repeat = repeat;
 	mo.warmup = 1;
-	if (rc >= 0 && gt_measure_run(&mo, &rows, &n, &d) < 0)
-		rc = gt_error("%s", d.msg);
+	if (rc >= 0)
+		rc = gt_measure_run(&mo, &rows, &n, d);
 	gt_speclist_release(&l);
 	if (rc < 0)
 		return rc;
-	return pair_rows(input, rows, n, rows_ret, pairs_ret, n_ret);
+	return pair_rows(input, rows, n, rows_ret, pairs_ret, n_ret, d);
 }

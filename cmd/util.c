@@ -96,26 +96,6 @@ int gt_read_tensor(struct gt_source *src, size_t i, void *buf, size_t buf_values
 	return 0;
 }
 
-void gt_spec_split(char ***v, size_t *n, const char *list)
-{
-	char *copy = xstrdup(list), *save = NULL;
-
-	for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-		char *joined;
-
-		if (*n && strchr(p, '=') && !strchr(p, ':')) {
-			if (asprintf(&joined, "%s,%s", (*v)[*n - 1], p) < 0)
-				gt_die("out of memory");
-			free((*v)[*n - 1]);
-			(*v)[*n - 1] = joined;
-			continue;
-		}
-		*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-		(*v)[(*n)++] = xstrdup(p);
-	}
-	free(copy);
-}
-
 void gt_argp_dataset(char ***v, size_t *n, char *arg)
 {
 	*v = xrealloc(*v, (*n + 1) * sizeof(**v));

@@ -66,12 +66,6 @@ int gt_read_f32(struct gt_source *src, size_t i, uint64_t first, size_t n,
  */
 struct argp_state;
 enum gt_dtype gt_argp_dtype(struct argp_state *state, const char *arg);
-/*
- * gt_spec_split - append the codec specs of the -c list @list to @v (*@n
- * of them): comma-separated, where a piece with '=' and no ':' continues
- * the options of the spec before it ("a:k=v,w=1,b" is "a:k=v,w=1", "b").
- */
-void gt_spec_split(char ***v, size_t *n, const char *list);
 /* Append a -d PATTERN to the list @v of *@n. */
 void gt_argp_dataset(char ***v, size_t *n, char *arg);
 /* The one input FILE of a command: a second one is a usage error. */

@@ -25,6 +25,8 @@ struct gt_spec {
 	int needs_optim;           /* as configured (its mode), codes with the
 				    * optimizer context: gcomp full, exact, ... */
 	int whole_block;           /* GT_CODEC_WHOLE_BLOCK: a block is one chunk */
+	unsigned dtypes;           /* bit 1 << dt for each dtype the codec codes
+				    * (rangeq and fft: f32 only); gt_spec_codes */
 	void *table;               /* static Huffman table (gt_spec_load_table), owned */
 	size_t table_len;
 };
@@ -39,6 +41,9 @@ struct gt_spec {
  *	counts 0-23"), GT_ERR(NOMEM).  On error @s holds nothing to release.
  */
 int gt_spec_init(struct gt_spec *s, const char *text, long level, struct gt_diag *d);
+/* 1 when the codec of @s codes values of @dt at all. */
+int gt_spec_codes(const struct gt_spec *s, enum gt_dtype dt);
+
 /* Free what @s owns; a zeroed or released spec may be released again. */
 void gt_spec_release(struct gt_spec *s);
 

@@ -251,18 +251,6 @@ int gt_optctx_read(struct gt_optctx *c, uint64_t first, size_t n,
 	return 0;
 }
 
-/* 0 when codec @codec cannot code values of @dt at all (rangeq on bf16). */
-static int codes_dtype(const struct gt_codec *codec, enum gt_dtype dt)
-{
-	const struct gt_codec_params p = { dt, NULL, NULL, 0, NULL };
-	struct gt_codec_ctx *ctx = NULL;
-	struct gt_diag d;
-	const int rc = gt_codec_new(codec, &p, &ctx, &d);
-
-	gt_codec_free(ctx);
-	return rc != GT_ERR(TYPE);
-}
-
 int gt_optctx_coding(struct gt_optctx *c, const struct gt_optflags *f,
 		     struct gt_source *input, const char *input_name, size_t i,
 		     const struct gt_spec *spec, const struct gt_notify *nt,
@@ -275,7 +263,7 @@ int gt_optctx_coding(struct gt_optctx *c, const struct gt_optflags *f,
 	out->optim = NULL;
 	if (spec->lossless)
 		return 0;
-	if (!gt_optctx_is_grad(c, i) || !codes_dtype(spec->codec, t->dtype)) {
+	if (!gt_optctx_is_grad(c, i) || !gt_spec_codes(spec, t->dtype)) {
 		if (gt_optctx_is_grad(c, i))
 			gt_notify_send(nt, GT_NOTE_WARN,
 				       "%s: %s: codec %s does not code %s; kept losslessly with huffexp",

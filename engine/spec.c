@@ -25,6 +25,28 @@ static int with_level(struct gt_spec *s, const char *spec_opts, long level,
 	return s->opts ? 0 : gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
 }
 
+/* Which dtypes the codec takes at all: a context for each, once. */
+static unsigned dtypes_coded(const struct gt_spec *s)
+{
+	unsigned bits = 1u << GT_DT_F32;
+
+	for (int dt = GT_DT_F32 + 1; dt <= GT_DT_MAX; dt++) {
+		const struct gt_codec_params p = { (enum gt_dtype)dt, s->opts, NULL, 0, NULL };
+		struct gt_codec_ctx *ctx = NULL;
+		struct gt_diag d = { "" };
+
+		if (gt_codec_new(s->codec, &p, &ctx, &d) != GT_ERR(TYPE))
+			bits |= 1u << dt;
+		gt_codec_free(ctx);
+	}
+	return bits;
+}
+
+int gt_spec_codes(const struct gt_spec *s, enum gt_dtype dt)
+{
+	return (s->dtypes >> dt) & 1;
+}
+
 int gt_spec_init(struct gt_spec *s, const char *text, long level, struct gt_diag *d)
 {
 	struct gt_codec_params p = { GT_DT_F32, NULL, NULL, 0, NULL };
@@ -55,6 +77,7 @@ int gt_spec_init(struct gt_spec *s, const char *text, long level, struct gt_diag
 	s->needs_optim = gt_codec_needs_aux(ctx);
 	gt_codec_canon(ctx, s->canon, sizeof(s->canon));
 	gt_codec_free(ctx);
+	s->dtypes = dtypes_coded(s);
 	return 0;
 }
 

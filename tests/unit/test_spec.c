@@ -45,6 +45,27 @@ static void test_valid(void)
 	}
 }
 
+/* The dtypes a codec codes at all: rangeq and fft only f32. */
+static void test_dtypes(void)
+{
+	static const struct { const char *text; int f16, bf16, f64; } cases[] = {
+		{ "huffexp", 1, 1, 1 }, { "zstd", 1, 1, 1 }, { "gcomp", 1, 1, 1 },
+		{ "rangeq", 0, 0, 0 }, { "fft", 0, 0, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gt_spec s;
+		struct gt_diag d = { "" };
+
+		CHECK_RC(gt_spec_init(&s, cases[i].text, 0, &d), 0);
+		CHECK(gt_spec_codes(&s, GT_DT_F32));
+		CHECK(gt_spec_codes(&s, GT_DT_F16) == cases[i].f16);
+		CHECK(gt_spec_codes(&s, GT_DT_BF16) == cases[i].bf16);
+		CHECK(gt_spec_codes(&s, GT_DT_F64) == cases[i].f64);
+		gt_spec_release(&s);
+	}
+}
+
 /* The canonical options carry every option with its value. */
 static void test_canon(void)
 {
@@ -125,6 +146,7 @@ int main(int argc, char **argv)
 	check_init(argc, argv);
 	RUN(test_valid);
 	RUN(test_canon);
+	RUN(test_dtypes);
 	RUN(test_errors);
 	RUN(test_speclist);
 	return check_done("test_spec");

@@ -172,7 +172,7 @@ static int compress_to_tmp(struct cmp *c, struct row *r)
 	po.threads = c->o->threads;
 	po.src = c->o->c.src;
 	po.force = 1;
-	po.skip = GT_SKIP_SILENT;
+	po.lossy_metadata = 1; /* nt NULL: compare says nothing of what is not kept */
 	po.grads_only = c->o->grads_only;
 	if (gt_pack_file(&po, &pr, &d) < 0)
 		return gt_error("%s", d.msg);

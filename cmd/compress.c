@@ -23,9 +23,10 @@ struct compress_opts {
 	unsigned threads;                /* 0: all cores */
 	struct gt_optflags of;
 	int force, grads_only;
+	int lossy_metadata;              /* go on, with a warning, past what cannot be kept */
 };
 
-enum { OPT_TABLE = 256, OPT_REFRESH, OPT_FORMAT, OPT_GRADS_ONLY };
+enum { OPT_TABLE = 256, OPT_REFRESH, OPT_FORMAT, OPT_GRADS_ONLY, OPT_LOSSY_META };
 
 static const struct argp_option options[] = {
 	{ "codec", 'c', "NAME[:K=V,...]", 0, "codec and its options (default huffexp; see --list-codecs)", 0 },
@@ -37,6 +38,8 @@ static const struct argp_option options[] = {
 	{ "threads", 'T', "N", 0, "worker threads (default: all cores); the output does not depend on it", 0 },
 	{ "format", OPT_FORMAT, "KIND", 0, "input format: hdf5, npy, raw (default: from the file)", 0 },
 	{ "grads-only", OPT_GRADS_ONLY, NULL, 0, "on a trace, compress the gradients and leave the rest out", 0 },
+	{ "lossy-metadata", OPT_LOSSY_META, NULL, 0, "go on, with a warning, when an attribute, "
+	  "dataset or link of the input cannot be kept exactly (else that is an error)", 0 },
 	{ "list-codecs", 'L', NULL, 0, "list the codecs and their options, then exit", 0 },
 	{ 0 }
 };
@@ -69,6 +72,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'L': o->list_codecs = 1; break;
 	case OPT_GRADS_ONLY: o->grads_only = 1; break;
+	case OPT_LOSSY_META: o->lossy_metadata = 1; break;
 	case ARGP_KEY_INIT:
 		gt_common_bind(state, &compress_argp, &o->c);
 		state->child_inputs[0] = &o->of;
@@ -97,8 +101,12 @@ const struct argp compress_argp = {
 	options, parse_opt, "FILE",
 	"Compress the floating-point tensors of FILE (HDF5, .npy, raw, or '-' for "
 	"stdin) into a .gtz container. On an HDF5 file, every float dataset is "
-	"compressed and the groups and attributes are kept, so 'gtool decompress' "
-	"gives the file back.  With a lossy codec only the gradients of a trace "
+	"compressed and the rest is kept: groups, hard, soft and external links, "
+	"every attribute with its HDF5 type and bytes, and datasets of other "
+	"types (integers, booleans, strings, compounds) whole, so 'gtool "
+	"decompress' gives the file back (without its chunking, filters and "
+	"object times). What cannot be kept exactly is an error unless "
+	"--lossy-metadata is given.  With a lossy codec only the gradients of a trace "
 	"are coded with it (gcomp with the optimizer and state of their step), "
 	"and every other tensor losslessly with huffexp.",
 	children, NULL, NULL
@@ -197,7 +205,7 @@ static int run_compress(struct compress_opts *o)
 	po.of = o->of;
 	po.force = o->force;
 	po.grads_only = o->grads_only;
-	po.skip = GT_SKIP_WARN;
+	po.lossy_metadata = o->lossy_metadata;
 	po.nt = &gt_msg_notify;
 	po.ev = (struct gt_pack_events){ on_start, on_bytes, o->c.verbose ? on_tensor : NULL,
 					 &progress };

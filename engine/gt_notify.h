@@ -9,8 +9,10 @@
  * supplies, which prints them, counts them or drops them.
  */
 enum gt_note {
-	GT_NOTE_WARN, /* something the user asked for was not done as asked */
-	GT_NOTE_INFO, /* what was done, for a verbose front end */
+	GT_NOTE_WARN,  /* something the user asked for was not done as asked */
+	GT_NOTE_INFO,  /* what was done, for a verbose front end */
+	GT_NOTE_ERROR, /* one of several errors; the call returns the last
+			* with its struct gt_diag */
 };
 
 struct gt_notify {

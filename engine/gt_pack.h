@@ -32,7 +32,9 @@ struct gt_pack_opts {
 	struct gt_source_opts src;
 	struct gt_optflags of;
 	int force, grads_only;
-	enum gt_skip_report skip;        /* non-float datasets passed over */
+	int lossy_metadata;              /* what the input holds that cannot be kept
+					  * (gt_source_lost) is a warning to @nt, not
+					  * an error */
 	const struct gt_notify *nt;      /* warnings */
 	struct gt_pack_events ev;
 };
@@ -45,13 +47,15 @@ struct gt_pack_result {
 
 /*
  * gt_pack_file - compress o->input into the .gtz file o->output: select
- * the tensors, keep the groups and attributes, code each tensor as
+ * the tensors (-d may name any dataset: a non-float one is kept whole),
+ * keep the groups, attributes, links and other datasets, code each tensor as
  * gt_optctx_coding plans it (with its optimizer context for gcomp),
  * refresh the Huffman table every o->table_refresh steps, and commit the
  * file atomically.  @r (may be NULL) gets the sizes.  The work of one
  * tensor starts in pack.c:pack_tensor.
  * @return 0 or a negative error with @d ("FILE: what"); on error no
- *	output file is left behind.
+ *	output file is left behind.  When the input holds several things
+ *	that cannot be kept, all but the last go to @nt as GT_NOTE_ERROR.
  */
 int gt_pack_file(const struct gt_pack_opts *o, struct gt_pack_result *r, struct gt_diag *d);
 

@@ -201,7 +201,8 @@ int gt_optctx_resolve(struct gt_optctx *c, const struct gt_optflags *f,
 				   "the step: compress a trace, or give --optimizer, its "
 				   "hyper-parameters and --params FILE (modes single-quant and "
 				   "zero-prune need none)", input_name);
-	rc = gt_optim_check(&c->optim, where, &rd);
+	rc = si >= 0 ? gt_trace_check(gt_trace_step(c->trace, (size_t)si), &c->optim, &rd)
+		     : gt_optim_check(&c->optim, where, &rd);
 	if (rc < 0)
 		return gt_diag_set(d, rc, "%s: %s", input_name, rd.msg);
 	GT_TRY(si >= 0 ? resolve_trace(c, input, input_name, i, d)

@@ -170,21 +170,75 @@ static int pack_tensor(struct job *j, size_t i)
 	return 0;
 }
 
-/* The selected float tensors, and their bytes for the progress line. */
+/* The selected float tensors, and their bytes for the progress line.  -d
+ * may name any dataset: non-float ones are kept whole, as objects
+ * (keep_object), not coded here. */
 static int select_tensors(struct job *j, unsigned char *sel, uint64_t *bytes)
 {
 	const struct gt_pack_opts *o = j->o;
+	const size_t n = gt_source_count(j->src);
 
-	GT_TRY(gt_tensor_select(j->src, o->datasets, o->ndatasets, o->skip, o->nt, sel, j->d));
-	for (size_t i = 0; i < gt_source_count(j->src); i++) {
+	for (size_t p = 0; p < o->ndatasets; p++) {
+		size_t hits = 0;
+
+		for (size_t i = 0; i < n; i++)
+			hits += (size_t)gt_tensor_match(gt_source_info(j->src, i)->name,
+							&o->datasets[p], 1);
+		if (!hits)
+			return gt_diag_set(j->d, GT_ERR(NOTFOUND), "%s: dataset %s not found",
+					   o->input, o->datasets[p]);
+	}
+	for (size_t i = 0; i < n; i++) {
 		const struct gt_tensor_info *t = gt_source_info(j->src, i);
 
-		if (o->grads_only && !gt_optctx_is_grad(&j->ctx, i))
-			sel[i] = 0;
+		sel[i] = t->dtype != GT_DT_NONE &&
+			 gt_tensor_match(t->name, o->datasets, o->ndatasets);
+		if ((o->grads_only && !gt_optctx_is_grad(&j->ctx, i)) || t->same_as)
+			sel[i] = 0; /* a second name is stored as a link */
 		if (sel[i] && t->count != GT_COUNT_UNKNOWN)
 			*bytes += t->count * gt_dtype_size(t->dtype);
 	}
 	return 0;
+}
+
+/* What the input holds that cannot be kept: an error, or with
+ * lossy_metadata a warning. */
+static int check_lost(const struct job *j)
+{
+	const struct gt_pack_opts *o = j->o;
+	const size_t n = gt_source_nlost(j->src);
+
+	for (size_t i = 0; i < n; i++) {
+		const char *what = gt_source_lost(j->src, i);
+
+		if (o->lossy_metadata)
+			gt_notify_send(o->nt, GT_NOTE_WARN, "%s: %s: not kept", o->input, what);
+		else if (i + 1 < n)
+			gt_notify_send(o->nt, GT_NOTE_ERROR, "%s: %s (--lossy-metadata to go "
+				       "on without it)", o->input, what);
+		else
+			return gt_diag_set(j->d, GT_ERR(INVAL), "%s: %s (--lossy-metadata "
+					   "to go on without it)", o->input, what);
+	}
+	return 0;
+}
+
+/* Links and non-float datasets: all of them, or those -d selects. */
+static int keep_object(void *arg, const struct gt_object *obj)
+{
+	const struct job *j = arg;
+	const struct gt_pack_opts *o = j->o;
+	size_t t;
+
+	if (o->grads_only)
+		return 0;
+	if (!o->ndatasets)
+		return 1;
+	if (!gt_tensor_match(obj->name, o->datasets, o->ndatasets))
+		return 0;
+	return obj->kind != GT_OBJ_HARD || gt_tensor_match(obj->target, o->datasets,
+							   o->ndatasets) ||
+	       gt_source_find(j->src, obj->target, &t) < 0;
 }
 
 static int add_hist(void *arg, const void *data, size_t n)
@@ -292,7 +346,10 @@ static int write_all(struct job *j)
 	unsigned char *sel = calloc(n ? n : 1, 1);
 	uint64_t total = 0;
 	struct gt_diag d = { "" };
-	int rc = sel ? select_tensors(j, sel, &total) : gt_diag_set(j->d, GT_ERR(NOMEM), "out of memory");
+	int rc = sel ? check_lost(j) : gt_diag_set(j->d, GT_ERR(NOMEM), "out of memory");
+
+	if (rc >= 0)
+		rc = select_tensors(j, sel, &total);
 
 	for (size_t g = 0; rc >= 0 && g < gt_source_ngroups(j->src); g++) {
 		rc = gt_gtz_write_group(j->w, gt_source_group(j->src, g), &d);
@@ -306,6 +363,12 @@ static int write_all(struct job *j)
 	for (size_t i = 0; rc >= 0 && i < n; i++)
 		if (sel[i])
 			rc = pack_tensor(j, i);
+	if (rc >= 0) {
+		rc = gt_gtz_write_objects(j->w, j->src, keep_object, j, &d);
+		if (rc < 0) /* a write error names the output, a read error the input */
+			gt_diag_set(j->d, rc, "%s: %s", d.msg[0] == 'w' ? j->o->output
+					: j->o->input, d.msg);
+	}
 	if (rc >= 0) {
 		rc = gt_gtz_writer_commit(j->w, &d);
 		if (rc < 0)

@@ -283,12 +283,9 @@ struct walk {
 /* A step's attributes are checked at its first selected gradient. */
 static int check_step(struct walk *w, const struct gt_trace_step *st, const char *name)
 {
-	char where[256];
 	struct gt_diag rd = { "" };
-	int rc;
+	const int rc = gt_trace_check(st, &st->optim, &rd);
 
-	snprintf(where, sizeof(where), "step %s", st->group);
-	rc = gt_optim_check(&st->optim, where, &rd);
 	if (rc < 0)
 		return gt_diag_set(w->d, rc, "%s: %s", w->p->a_name, rd.msg);
 	if (w->optim && strcmp(w->optim, name))

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "common_opts.h"
 #include "msg.h"
 #include "sigclean.h"
 #include "util.h"
@@ -16,8 +17,7 @@
 
 struct decompress_opts {
 	const char *input, *output;
-	char **datasets;
-	size_t n_datasets;
+	struct gt_common c;      /* -d (common_opts.h) */
 	enum gt_kind kind;
 	unsigned threads;
 	int force, verbose;
@@ -28,8 +28,6 @@ enum { OPT_FORMAT = 256 };
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "output file: .h5, .npy or raw by its extension "
 	  "(default: INPUT without .gtz; stdout for '-')", 0 },
-	{ "dataset", 'd', "PATTERN", 0,
-	  "only tensors matching PATTERN (a path or a glob; repeatable)", 0 },
 	{ "format", OPT_FORMAT, "KIND", 0, "output format: hdf5, npy, raw", 0 },
 	{ "force", 'f', NULL, 0, "overwrite an existing output file", 0 },
 	{ "threads", 'T', "N", 0, "worker threads (default: all cores)", 0 },
@@ -44,7 +42,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'o': o->output = arg; break;
-	case 'd': gt_argp_dataset(&o->datasets, &o->n_datasets, arg); break;
+	case ARGP_KEY_INIT: gt_common_bind(state, &decompress_argp, &o->c); break;
 	case OPT_FORMAT:
 		o->kind = gt_kind_parse(arg);
 		if (o->kind == GT_KIND_AUTO || o->kind == GT_KIND_GTZ)
@@ -64,6 +62,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &gt_common_dataset_argp, 0, NULL, 0 },
+	{ 0 }
+};
+
 const struct argp decompress_argp = {
 	options, parse_opt, "FILE",
 	"Decompress a .gtz file ('-' for stdin) made by 'gtool compress', or "
@@ -71,7 +74,7 @@ const struct argp decompress_argp = {
 	"damaged file stops with the tensor and block named, and no output file "
 	"is left behind. A raw or .npy output (and '-o -') takes one tensor: "
 	"a file of several is refused before anything is written.",
-	NULL, NULL, NULL
+	children, NULL, NULL
 };
 
 /* "x.h5.gtz" -> "x.h5"; NULL when the name says nothing more. */
@@ -128,7 +131,7 @@ static int on_group(void *arg, const struct gt_group_info *g, struct gt_diag *d)
 	struct state *s = arg;
 	struct gt_group_info *p;
 
-	if (!s->o->n_datasets)
+	if (!s->o->c.ndatasets)
 		return sink_rc(s, gt_sink_group(s->sink, g, d));
 	s->pend = xrealloc(s->pend, (s->npend + 1) * sizeof(*s->pend));
 	s->sent = xrealloc(s->sent, s->npend + 1);
@@ -173,9 +176,9 @@ static int on_tensor(void *arg, const struct gt_gtz_tensor *t, struct gt_diag *d
 	struct state *s = arg;
 	const struct decompress_opts *o = s->o;
 
-	s->skip = !gt_select_match(t->info.name, o->datasets, o->n_datasets);
-	for (size_t i = 0; i < o->n_datasets; i++)
-		s->hit[i] |= gt_select_match(t->info.name, &o->datasets[i], 1);
+	s->skip = !gt_tensor_match(t->info.name, o->c.datasets, o->c.ndatasets);
+	for (size_t i = 0; i < o->c.ndatasets; i++)
+		s->hit[i] |= gt_tensor_match(t->info.name, &o->c.datasets[i], 1);
 	if (s->skip)
 		return 0;
 	if (s->hold && s->nsel)
@@ -231,10 +234,10 @@ static int on_eof(void *arg, struct gt_diag *d)
 	struct state *s = arg;
 	const size_t w = s->nsel ? gt_dtype_size(s->held.dtype) : 1;
 
-	for (size_t i = 0; i < s->o->n_datasets; i++)
+	for (size_t i = 0; i < s->o->c.ndatasets; i++)
 		if (!s->hit[i])
 			return gt_diag_set(d, GT_ERR(NOTFOUND), "dataset %s not found",
-					   s->o->datasets[i]);
+					   s->o->c.datasets[i]);
 	if (s->hold && s->nsel) {
 		GT_TRY(sink_rc(s, gt_sink_begin(s->sink, &s->held, d)));
 		GT_TRY(sink_rc(s, gt_sink_write(s->sink, s->buf, s->len / w, d)));
@@ -249,10 +252,10 @@ static int on_object(void *arg, const struct gt_object *o, struct gt_diag *d)
 	const struct decompress_opts *op = s->o;
 
 	/* with -d, a link or non-float dataset comes out when a pattern names it */
-	if (!gt_select_match(o->name, op->datasets, op->n_datasets))
+	if (!gt_tensor_match(o->name, op->c.datasets, op->c.ndatasets))
 		return 0;
-	for (size_t i = 0; i < op->n_datasets; i++)
-		s->hit[i] |= gt_select_match(o->name, &op->datasets[i], 1);
+	for (size_t i = 0; i < op->c.ndatasets; i++)
+		s->hit[i] |= gt_tensor_match(o->name, &op->c.datasets[i], 1);
 	if (!s->hdf5) {
 		s->dropped++;
 		return 0;
@@ -278,10 +281,10 @@ static enum gt_kind out_kind(const struct decompress_opts *o)
 static int pattern_hits(const struct gt_source *src, char *const *p)
 {
 	for (size_t i = 0; i < gt_source_count(src); i++)
-		if (gt_select_match(gt_source_info(src, i)->name, p, 1))
+		if (gt_tensor_match(gt_source_info(src, i)->name, p, 1))
 			return 1;
 	for (size_t i = 0; i < gt_source_nobjects(src); i++)
-		if (gt_select_match(gt_source_object(src, i)->name, p, 1))
+		if (gt_tensor_match(gt_source_object(src, i)->name, p, 1))
 			return 1;
 	return 0;
 }
@@ -304,18 +307,18 @@ static int precheck(const struct decompress_opts *o)
 	if (gt_source_open(o->input, &so, &src, &d) < 0)
 		return 1;
 	rc = 0;
-	for (size_t p = 0; rc >= 0 && p < o->n_datasets; p++)
-		if (!pattern_hits(src, &o->datasets[p]))
-			rc = gt_error("%s: dataset %s not found", o->input, o->datasets[p]);
+	for (size_t p = 0; rc >= 0 && p < o->c.ndatasets; p++)
+		if (!pattern_hits(src, &o->c.datasets[p]))
+			rc = gt_error("%s: dataset %s not found", o->input, o->c.datasets[p]);
 	for (size_t i = 0; rc >= 0 && i < gt_source_count(src); i++) {
 		const struct gt_tensor_info *t = gt_source_info(src, i);
 
-		n += t->dtype != GT_DT_NONE && gt_select_match(t->name, o->datasets, o->n_datasets);
+		n += t->dtype != GT_DT_NONE && gt_tensor_match(t->name, o->c.datasets, o->c.ndatasets);
 	}
 	if (rc >= 0 && n > 1 && (k == GT_KIND_RAW || k == GT_KIND_NPY))
 		rc = gt_error("%s: %zu tensors%s; a %s output takes one: select it with "
 			      "-d PATTERN, or write .h5", o->input, n,
-			      o->n_datasets ? " match" : "", k == GT_KIND_NPY ? ".npy" : "raw");
+			      o->c.ndatasets ? " match" : "", k == GT_KIND_NPY ? ".npy" : "raw");
 	gt_source_free(src);
 	return rc;
 }
@@ -340,13 +343,13 @@ static int run_decompress(const struct decompress_opts *o)
 
 	memset(&s, 0, sizeof(s));
 	s.o = o;
-	s.hit = xcalloc(o->n_datasets + 1, 1);
+	s.hit = xcalloc(o->c.ndatasets + 1, 1);
 	if (strcmp(o->input, "-") && !(f = fopen(o->input, "rb"))) {
 		free(s.hit);
 		return gt_error_errno("%s", o->input);
 	}
 	/* HDF5 takes any number of tensors: only -d patterns need the list */
-	rc = seekable(o, f) && (k == GT_KIND_RAW || k == GT_KIND_NPY || o->n_datasets)
+	rc = seekable(o, f) && (k == GT_KIND_RAW || k == GT_KIND_NPY || o->c.ndatasets)
 	     ? precheck(o) : 1;
 	if (rc < 0)
 		goto out;
@@ -419,6 +422,6 @@ int cmd_decompress(int argc, char **argv)
 	rc = run_decompress(&o) < 0;
 done:
 	free(out);
-	free(o.datasets);
+	gt_common_release(&o.c);
 	return rc;
 }

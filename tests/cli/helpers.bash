@@ -133,6 +133,9 @@ interrupt() {
 		compgen -G ".$out.*" > /dev/null && break
 		sleep 0.05
 	done
+	# the file exists a moment before gtool has noted its name (after the
+	# writer's threads start): a signal in between would leave it
+	sleep 0.5
 	kill -s "$sig" "$pid"
 	# $status is read by the caller, as after run
 	# shellcheck disable=SC2034

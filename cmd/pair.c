@@ -135,20 +135,47 @@ struct step_io {
 };
 enum { IO_G, IO_GHAT, IO_PARAM, IO_S0, IO_S1, IO_NEXT, IO_N };
 
+/* UBLOCK values each: floats, or doubles for an f64 trace */
 struct ubufs {
-	float *v[IO_N];
-	float *out_g, *out_ghat;
+	void *v[IO_N];
+	void *out_g, *out_ghat;
 	void *scratch;
 };
 
-/* Apply the step of @st with g and with ĝ over @n values, block by block. */
+/* Values [@first, @first + @n) of tensor @i of @src as doubles (f64 steps). */
+static int read_f64(struct gt_source *src, size_t i, uint64_t first, size_t n,
+		    double *dst, void *scratch)
+{
+	const enum gt_dtype dt = gt_source_info(src, i)->dtype;
+	size_t got = 0;
+
+	if (read_block(src, i, first, n, dt == GT_DT_F64 ? (void *)dst : scratch, &got) < 0)
+		return -1;
+	if (got != n)
+		return gt_error("%s: %s: unexpected end of data", gt_source_path(src),
+				gt_source_info(src, i)->name);
+	if (dt != GT_DT_F64)
+		for (size_t k = 0; k < n; k++)
+			dst[k] = gt_fp_get(scratch, dt, k);
+	return 0;
+}
+
+/* Apply the step of @st with g and with ĝ over @n values, block by block,
+ * in the dtype of the gradient g (PyTorch steps a parameter in its own). */
 static int run_steps(const struct gt_trace_step *st, const struct step_io *io,
 		     uint64_t n, const struct ubufs *u, struct gt_fidelity *f)
 {
+	const enum gt_dtype dt = gt_source_info(io->src[IO_G], (size_t)io->idx[IO_G])->dtype;
+	struct gt_diag d = { "" };
+	char where[256];
+
+	snprintf(where, sizeof(where), "step %s", st->group);
+	if (gt_optim_dtype_check(&st->optim, dt, where, &d) < 0)
+		return gt_error("%s: %s", gt_source_path(io->src[IO_G]), d.msg);
 	gt_fidelity_init(f);
 	for (uint64_t first = 0; first < n; first += UBLOCK) {
 		const size_t len = n - first < UBLOCK ? (size_t)(n - first) : UBLOCK;
-		struct gt_fidelity_io fio = {
+		const struct gt_fidelity_io fio = {
 			u->v[IO_G], u->v[IO_GHAT], u->v[IO_PARAM],
 			io->idx[IO_S0] >= 0 ? u->v[IO_S0] : NULL,
 			io->idx[IO_S1] >= 0 ? u->v[IO_S1] : NULL,
@@ -159,10 +186,13 @@ static int run_steps(const struct gt_trace_step *st, const struct step_io *io,
 
 		for (int r = 0; r < IO_N; r++)
 			if (io->idx[r] >= 0 &&
-			    gt_read_f32(io->src[r], (size_t)io->idx[r], first, len,
-					u->v[r], u->scratch) < 0)
+			    (dt == GT_DT_F64 ?
+			     read_f64(io->src[r], (size_t)io->idx[r], first, len,
+				      u->v[r], u->scratch) :
+			     gt_read_f32(io->src[r], (size_t)io->idx[r], first, len,
+					 u->v[r], u->scratch)) < 0)
 				return -1;
-		rc = gt_fidelity_block(f, &st->optim, len, &fio);
+		rc = gt_fidelity_block_dt(f, &st->optim, dt, first, n, len, &fio);
 		if (rc < 0)
 			return gt_error("%s: step %s: %s", gt_source_path(io->src[IO_G]),
 					st->group, gt_strerror(rc));
@@ -249,9 +279,9 @@ static int any_next(const struct gt_trace *tr, const struct gt_pair *p)
 static void ubufs_init(struct ubufs *u)
 {
 	for (int r = 0; r < IO_N; r++)
-		u->v[r] = xmalloc(UBLOCK * sizeof(float));
-	u->out_g = xmalloc(UBLOCK * sizeof(float));
-	u->out_ghat = xmalloc(UBLOCK * sizeof(float));
+		u->v[r] = xmalloc(UBLOCK * sizeof(double));
+	u->out_g = xmalloc(UBLOCK * sizeof(double));
+	u->out_ghat = xmalloc(UBLOCK * sizeof(double));
 	u->scratch = xmalloc(UBLOCK * 8);
 }
 

@@ -61,6 +61,7 @@ int gt_memload_open(struct gt_memload *m, const char *path,
 	m->idx = xcalloc(cnt + 1, sizeof(*m->idx));
 	m->data = xcalloc(cnt + 1, sizeof(*m->data));
 	m->aux = xcalloc(cnt + 1, sizeof(*m->aux));
+	m->aux64 = xcalloc(cnt + 1, sizeof(*m->aux64));
 	m->optim = xcalloc(cnt + 1, sizeof(*m->optim));
 	m->aux_done = xcalloc(cnt + 1, 1);
 	m->in = xcalloc(cnt + 1, sizeof(*m->in));
@@ -82,14 +83,17 @@ void gt_memload_close(struct gt_memload *m)
 {
 	for (size_t k = 0; k < m->n; k++) {
 		free(m->data[k]);
-		for (int r = 0; r < 3; r++)
+		for (int r = 0; r < 3; r++) {
 			free(m->aux[k][r]);
+			free(m->aux64[k][r]);
+		}
 	}
 	gt_optctx_close(&m->ctx);
 	gt_source_free(m->src);
 	free(m->idx);
 	free(m->data);
 	free(m->aux);
+	free(m->aux64);
 	free(m->optim);
 	free(m->aux_done);
 	free(m->in);
@@ -127,7 +131,12 @@ static int load_aux(struct gt_memload *m, size_t k)
 	m->optim[k] = m->ctx.optim;
 	for (int r = 0; r < 3; r++) {
 		const float *p = r ? a.state[r - 1] : a.param;
+		const double *p64 = r ? a.state64[r - 1] : a.param64;
 
+		if (p64) {
+			m->aux64[k][r] = xmalloc(n * sizeof(double) + 1);
+			memcpy(m->aux64[k][r], p64, n * sizeof(double));
+		}
 		if (!p)
 			continue;
 		m->aux[k][r] = xmalloc(n * sizeof(float) + 1);
@@ -162,6 +171,9 @@ int gt_memload_inputs(struct gt_memload *m, const struct gt_codec *codec,
 		in->aux.param = m->aux[k][0];
 		in->aux.state[0] = m->aux[k][1];
 		in->aux.state[1] = m->aux[k][2];
+		in->aux.param64 = m->aux64[k][0];
+		in->aux.state64[0] = m->aux64[k][1];
+		in->aux.state64[1] = m->aux64[k][2];
 	}
 	*in_ret = m->in;
 	return 0;

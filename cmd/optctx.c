@@ -116,6 +116,7 @@ void gt_optctx_close(struct gt_optctx *c)
 	for (int k = 0; k < 3; k++) {
 		gt_source_free(c->files[k]);
 		free(c->buf[k]);
+		free(c->buf64[k]);
 	}
 	gt_trace_free(c->trace);
 	memset(c, 0, sizeof(*c));
@@ -261,12 +262,31 @@ int gt_optctx_resolve(struct gt_optctx *c, const struct gt_optflags *f,
 	return 0;
 }
 
-/* Read @n values of context array @k as f32; NaN or Inf is an error. */
+/* @n values of an f64 context array @k into c->buf64[k] and, rounded, c->buf[k]. */
+static int read_f64(struct gt_optctx *c, int k, uint64_t first, size_t n)
+{
+	struct gt_diag d = { "" };
+	size_t got = 0;
+
+	if (!c->buf64[k])
+		c->buf64[k] = xmalloc(c->buf_values * sizeof(double));
+	if (gt_source_read(c->src[k], c->idx[k], first, n, c->buf64[k], &got, &d) < 0)
+		return gt_error("%s: %s", gt_source_path(c->src[k]), d.msg);
+	if (got != n)
+		return gt_error("%s: unexpected end of data", gt_source_path(c->src[k]));
+	for (size_t v = 0; v < n; v++)
+		c->buf[k][v] = (float)c->buf64[k][v];
+	return 0;
+}
+
+/* Read @n values of context array @k as f32 (and f64 for an f64 source);
+ * NaN or Inf is an error. */
 static int read_one(struct gt_optctx *c, int k, uint64_t first, size_t n)
 {
 	const struct gt_tensor_info *t = gt_source_info(c->src[k], c->idx[k]);
 
-	if (gt_read_f32(c->src[k], c->idx[k], first, n, c->buf[k], NULL) < 0)
+	if (t->dtype == GT_DT_F64 ? read_f64(c, k, first, n) < 0 :
+	    gt_read_f32(c->src[k], c->idx[k], first, n, c->buf[k], NULL) < 0)
 		return -1;
 	for (size_t v = 0; v < n; v++)
 		if (!isfinite(c->buf[k][v]))
@@ -281,13 +301,17 @@ int gt_optctx_read(struct gt_optctx *c, uint64_t first, size_t n,
 		   struct gt_codec_aux *aux)
 {
 	const float **dst[3] = { &aux->param, &aux->state[0], &aux->state[1] };
+	const double **dst64[3] = { &aux->param64, &aux->state64[0], &aux->state64[1] };
 
 	for (int k = 0; k < 3; k++) {
 		*dst[k] = NULL;
+		*dst64[k] = NULL;
 		if (!c->src[k])
 			continue;
 		GT_TRY(read_one(c, k, first, n));
 		*dst[k] = c->buf[k];
+		if (gt_source_info(c->src[k], c->idx[k])->dtype == GT_DT_F64)
+			*dst64[k] = c->buf64[k];
 	}
 	return 0;
 }

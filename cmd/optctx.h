@@ -33,6 +33,7 @@ struct gt_optctx {
 	struct gt_source *src[3];   /* param, state 0, state 1; NULL: absent */
 	size_t idx[3];
 	float *buf[3];
+	double *buf64[3];           /* the same unrounded, for f64 sources */
 	size_t buf_values;
 };
 

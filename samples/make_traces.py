@@ -6,7 +6,7 @@ Run from the repository root (CPU only, about a minute):
     /usr/bin/python3 samples/make_traces.py            # everything
     /usr/bin/python3 samples/make_traces.py adagrad    # only the named runs
                     (mlp cnn lstm nesterov adagrad rmsprop sgd_plain small
-                     f64 bf16 f16)
+                     f64 bf16 f16 fixtures)
 
 Writes, in samples/:
 
@@ -435,6 +435,29 @@ def make_f16_trace(fname, model, desc, make_opt):
     print("  %s" % fname)
 
 
+def make_fixtures():
+    """tests/fixtures/f16_adam.h5: step 1 of f16_momentum.h5 relabelled as
+    Adam, a trace PyTorch 1.13 cannot make (no float16 addcmul on the CPU):
+    gtool must refuse to step it."""
+    import h5py
+    import numpy as np
+    out = os.path.join(HERE, "..", "tests", "fixtures", "f16_adam.h5")
+    with h5py.File(os.path.join(HERE, "f16_momentum.h5"), "r") as src, \
+            h5py.File(out, "w", libver="earliest") as f:
+        f.attrs["optimizer"] = "adam"
+        f.attrs["lr"] = np.float64(1e-3)
+        f.attrs["betas"] = np.array([0.9, 0.999])
+        f.attrs["eps"] = np.float64(1e-8)
+        f.attrs["weight_decay"] = np.float64(0)
+        f.attrs["created_by"] = "samples/make_traces.py (make_fixtures)"
+        g = f.create_group("step_000001")
+        g.attrs["step"] = np.int64(1)
+        for role in ("grad", "param"):
+            for name, ds in src["step_000001/" + role].items():
+                g.create_dataset("%s/%s" % (role, name), data=ds[()], track_times=False)
+    print("  tests/fixtures/f16_adam.h5")
+
+
 def bf16_bits(x32):
     """float32 array -> uint16 bfloat16 patterns, round to nearest even."""
     import numpy as np
@@ -470,7 +493,7 @@ RUNS = {"mlp": make_mlp, "cnn": make_cnn, "lstm": make_lstm, "nesterov": make_ne
         "adagrad": make_adagrad, "rmsprop": make_rmsprop, "sgd_plain": make_sgd_plain,
         "small": lambda: make_small_files(),
         "f64": lambda: make_dtype_traces("f64"), "bf16": lambda: make_dtype_traces("bf16"),
-        "f16": lambda: make_dtype_traces("f16")}
+        "f16": lambda: make_dtype_traces("f16"), "fixtures": make_fixtures}
 
 
 def main(names):

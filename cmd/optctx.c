@@ -233,6 +233,7 @@ int gt_optctx_resolve(struct gt_optctx *c, const struct gt_optflags *f,
 
 	memset(&c->optim, 0, sizeof(c->optim));
 	memset(c->src, 0, sizeof(c->src));
+	c->f64 = g->dtype == GT_DT_F64;
 	if (si >= 0) {
 		const struct gt_trace_step *st = gt_trace_step(c->trace, (size_t)si);
 
@@ -262,14 +263,23 @@ int gt_optctx_resolve(struct gt_optctx *c, const struct gt_optflags *f,
 	return 0;
 }
 
-/* @n values of an f64 context array @k into c->buf64[k] and, rounded, c->buf[k]. */
+/* @n values of context array @k of an f64 gradient into c->buf64[k]
+ * (exact from any dtype) and, rounded, c->buf[k]. */
 static int read_f64(struct gt_optctx *c, int k, uint64_t first, size_t n)
 {
+	const int f64 = gt_source_info(c->src[k], c->idx[k])->dtype == GT_DT_F64;
 	struct gt_diag d = { "" };
 	size_t got = 0;
 
 	if (!c->buf64[k])
 		c->buf64[k] = xmalloc(c->buf_values * sizeof(double));
+	if (!f64) {
+		if (gt_read_f32(c->src[k], c->idx[k], first, n, c->buf[k], NULL) < 0)
+			return -1;
+		for (size_t v = 0; v < n; v++)
+			c->buf64[k][v] = c->buf[k][v];
+		return 0;
+	}
 	if (gt_source_read(c->src[k], c->idx[k], first, n, c->buf64[k], &got, &d) < 0)
 		return gt_error("%s: %s", gt_source_path(c->src[k]), d.msg);
 	if (got != n)
@@ -285,7 +295,7 @@ static int read_one(struct gt_optctx *c, int k, uint64_t first, size_t n)
 {
 	const struct gt_tensor_info *t = gt_source_info(c->src[k], c->idx[k]);
 
-	if (t->dtype == GT_DT_F64 ? read_f64(c, k, first, n) < 0 :
+	if (c->f64 ? read_f64(c, k, first, n) < 0 :
 	    gt_read_f32(c->src[k], c->idx[k], first, n, c->buf[k], NULL) < 0)
 		return -1;
 	for (size_t v = 0; v < n; v++)
@@ -310,7 +320,7 @@ int gt_optctx_read(struct gt_optctx *c, uint64_t first, size_t n,
 			continue;
 		GT_TRY(read_one(c, k, first, n));
 		*dst[k] = c->buf[k];
-		if (gt_source_info(c->src[k], c->idx[k])->dtype == GT_DT_F64)
+		if (c->f64)
 			*dst64[k] = c->buf64[k];
 	}
 	return 0;

@@ -59,7 +59,7 @@
  * Levels: full, multi-quant: the highest l with |δ| > 2^(levels[l] +
  * margin), δ from gt_optim_delta(), else 0 (NaN δ: 0).  single-quant:
  * 3.  zero-prune: 0.  exact: the highest l whose truncated g gives a
- * float32 θ_t (gt_optim_step) bit-identical to the one of g; one step on
+ * θ_t (gt_optim_step_dt) bit-identical to the one of g; one step on
  * the chunk for g, then one per candidate level 3, 2, 1 (and one for
  * "pruned" when the chunk holds subnormals), each on the whole chunk.
  * Inf and NaN (exponent all ones) are always level 0.  The steps are in

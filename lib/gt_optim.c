@@ -396,7 +396,7 @@ int gt_optim_step(const struct gt_optim *o, size_t n, const float *g,
  */
 
 /* @x rounded to the nearest bfloat16 (ties to even), as a float. */
-static float round_bf16(float x)
+static inline float round_bf16(float x)
 {
 	uint32_t u;
 
@@ -428,7 +428,8 @@ static uint16_t f16_bits(float x)
 	return sign | (uint16_t)((a - (UINT32_C(112) << 23)) >> 13);
 }
 
-static float round_f16(float x)
+/* (not inlined: float16 steps only the SGD family, and slowly anyway) */
+static __attribute__((noinline)) float round_f16(float x)
 {
 	return gt_f16_to_f32(f16_bits(x));
 }
@@ -438,7 +439,7 @@ struct lp {
 	size_t vec_end;
 };
 
-static float R(const struct lp *c, float x)
+static inline float R(const struct lp *c, float x)
 {
 	return c->bf16 ? round_bf16(x) : round_f16(x);
 }

@@ -428,10 +428,27 @@ static uint16_t f16_bits(float x)
 	return sign | (uint16_t)((a - (UINT32_C(112) << 23)) >> 13);
 }
 
-/* (not inlined: float16 steps only the SGD family, and slowly anyway) */
-static __attribute__((noinline)) float round_f16(float x)
+/* @x rounded to the nearest float16 (ties to even), as a float: f16_bits()
+ * without the round trip.  Below 2^-14 the quantum is 2^-24: t + 2^23 - 2^23
+ * rounds t < 2^23 to an integer, to even (the default rounding mode). */
+static inline float round_f16(float x)
 {
-	return gt_f16_to_f32(f16_bits(x));
+	uint32_t u, a;
+
+	memcpy(&u, &x, sizeof(u));
+	a = u & UINT32_C(0x7fffffff);
+	if (a > UINT32_C(0x7f800000))
+		return x;
+	if (a >= UINT32_C(0x477ff000))
+		return copysignf(INFINITY, x);
+	if (a < UINT32_C(0x38800000)) {
+		const float t = fabsf(x) * 0x1p24f;
+
+		return copysignf(((t + 0x1p23f) - 0x1p23f) * 0x1p-24f, x);
+	}
+	u = (u + UINT32_C(0xfff) + (u >> 13 & 1)) & ~UINT32_C(0x1fff);
+	memcpy(&x, &u, sizeof(u));
+	return x;
 }
 
 struct lp {

@@ -1,5 +1,6 @@
 # gtool - gradient trace toolkit.  `make help` lists the targets.
 VERSION = 0.1.0
+VERSION_MAJOR = $(word 1,$(subst ., ,$(VERSION)))
 PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD ?= build
@@ -8,7 +9,8 @@ PKGS = hdf5 libzstd zlib fftw3 fftw3f jansson
 
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
 DEB_PKGS = gcc make pkg-config libhdf5-dev hdf5-tools libzstd-dev zstd zlib1g-dev libfftw3-dev \
-	bats clang libxml2-utils bc time libopenmpi-dev openmpi-bin libjansson-dev jq \
+	bats clang libxml2-utils bc time libopenmpi-dev openmpi-bin libjansson-dev jq g++ \
+	hdf5-filter-plugin hdf5-filter-plugin-blosc-serial python3-h5py python3-numpy \
 	python3-sklearn
 
 WARN = -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align \
@@ -17,10 +19,18 @@ WARN = -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align \
 	-Wfloat-equal -Wimplicit-fallthrough -Wdeclaration-after-statement \
 	-fno-common $(if $(DEVELOPER),-Werror)
 OPT ?= -O2 -g
+# Read when make reads this file: on a machine without the -dev packages
+# they are empty, which is why check, demo and bench run `deps` first and
+# then build in a second $(MAKE), which reads them again.
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# Every object is position-independent, so the one object tree serves the
+# gtool binary, libgtool.a and libgtool.so (measured: the codecs run the same
+# instructions, README "Speed and size"); hidden visibility keeps all but the
+# GTOOL_API functions of api/ out of the shared library's symbol table.
+PIC = -fPIC -fvisibility=hidden
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -DGT_VERSION=$(VERSION) $(OPT) $(WARN) \
-	$(PKG_CFLAGS) -pthread $(CFLAGS)
+	$(PKG_CFLAGS) -pthread $(PIC) $(CFLAGS)
 SAN = -fsanitize=$(SANITIZE) -fno-sanitize-recover=$(SANITIZE) -fno-omit-frame-pointer
 CFLAGS_ALL += $(if $(SANITIZE),$(SAN))
 LDFLAGS_ALL = -pthread $(if $(SANITIZE),-fsanitize=$(SANITIZE)) $(LDFLAGS)
@@ -31,11 +41,19 @@ FMT_SRC := $(sort $(wildcard formats/*.c))
 ANA_SRC := $(sort $(wildcard analysis/*.c))
 CMD_SRC := $(sort $(wildcard cmd/*.c))
 CORE_SRC := $(LIB_SRC) $(FMT_SRC) $(ANA_SRC)
+# libgtool (.a and .so): every layer below cmd/, the public API on top;
+# engine/ joins by the wildcard once it exists ($(sort) drops duplicates)
+API_SRC := $(sort $(wildcard api/*.c))
+LIBGTOOL_SRC := $(sort $(CORE_SRC) $(wildcard engine/*.c) $(API_SRC))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 obj = $(patsubst %.c,$(1)/obj/%.o,$(2))
 LIB_OBJ := $(call obj,$(BUILD),$(LIB_SRC))
+LIBGTOOL_OBJ := $(call obj,$(BUILD),$(LIBGTOOL_SRC))
+SO_NAME = libgtool.so.$(VERSION_MAJOR)
+SO_FILE = libgtool.so.$(VERSION)
+SO_LIBS = $(BUILD)/$(SO_FILE) $(BUILD)/$(SO_NAME) $(BUILD)/libgtool.so
 CORE_OBJ := $(call obj,$(BUILD),$(FMT_SRC) $(ANA_SRC))
 CMD_OBJ := $(call obj,$(BUILD),$(CMD_SRC))
 # X(allreduce_model) is the command allreduce-model
@@ -61,20 +79,22 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
 .PHONY: report all deps check check-unit check-asan check-cli check-fuzz check-fuzz-run fuzz-build demo bench \
-	install uninstall clean help lint funclen format-check valgrind fuzz
+	install uninstall clean help lint funclen format-check valgrind fuzz check-examples
 
-all: $(BUILD)/gtool $(BUILD)/libgtool.a $(LINKS) $(MPI_BIN)
+all: $(BUILD)/gtool $(BUILD)/libgtool.a $(SO_LIBS) $(BUILD)/gtool.pc $(LINKS) $(MPI_BIN)
 
 help:
 	@echo "make deps     install the Debian packages gtool needs (when missing)"
-	@echo "make          build $(BUILD)/gtool, $(BUILD)/libgtool.a and the gtool-SUB links"
+	@echo "make          build $(BUILD)/gtool, libgtool (.a, .so, gtool.pc) and the gtool-SUB links"
 	@echo "              (and $(BUILD)/gtool-mpi for gtool allreduce when mpicc is found; MPI=0 skips)"
-	@echo "make check    every test: unit (plain and ASan+UBSan), Bats, fuzz replay, libFuzzer"
+	@echo "make check    every test: unit (plain and ASan+UBSan), Bats, fuzz replay, libFuzzer, examples"
+	@echo "make check-examples  examples/ and gtool.h built against a temporary install of libgtool"
 	@echo "make fuzz     libFuzzer on every target, FUZZ_SECONDS=$(FUZZ_SECONDS) each (clang)"
 	@echo "make demo     run gtool on the bundled sample traces"
 	@echo "make bench    throughput of stats and the codecs against zstd"
 	@echo "make report   TRACES=$(TRACES): reports/<trace>/index.html for every *.h5"
-	@echo "make install  PREFIX=$(PREFIX) DESTDIR=: binary, links, man pages, completions"
+	@echo "make install  PREFIX=$(PREFIX) DESTDIR=: binaries, libgtool, gtool.h, gtool.pc, man pages, completions"
+	@echo "make uninstall  the same PREFIX and DESTDIR: remove what install put there"
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
@@ -87,13 +107,36 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-$(BUILD)/obj/%.o: %.c
+# Objects depend on the flags they were built with, as git's GIT-CFLAGS:
+# a change of OPT, SANITIZE or PIC rebuilds them.
+FLAGS_STAMP = $(BUILD)/obj/.cflags
+ifeq ($(filter clean help deps,$(MAKECMDGOALS)),)
+$(shell mkdir -p $(BUILD)/obj && (echo '$(CFLAGS_ALL)' | cmp -s - $(FLAGS_STAMP) || \
+	echo '$(CFLAGS_ALL)' > $(FLAGS_STAMP)))
+endif
+
+$(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
-$(BUILD)/libgtool.a: $(LIB_OBJ)
+# libgtool.a: the whole library, public API and internals
+$(BUILD)/libgtool.a: $(LIBGTOOL_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+# libgtool.so: the same objects; api/libgtool.map exports gtool_* only
+$(BUILD)/$(SO_FILE): $(LIBGTOOL_OBJ) api/libgtool.map
+	$(CC) -shared -Wl,-soname,$(SO_NAME) -Wl,--version-script=api/libgtool.map \
+		-Wl,--no-undefined $(LDFLAGS_ALL) -o $@ $(LIBGTOOL_OBJ) $(LIBS)
+
+$(BUILD)/$(SO_NAME) $(BUILD)/libgtool.so: $(BUILD)/$(SO_FILE)
+	@ln -sf $(if $(findstring $(SO_NAME),$@),$(SO_FILE),$(SO_NAME)) $@
+
+# gtool.pc for PREFIX (install writes its own for the PREFIX it is given);
+# Requires.private names Debian's .pc files
+$(BUILD)/gtool.pc: gtool.pc.in Makefile
+	@mkdir -p $(BUILD)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 $(BUILD)/libgtool-core.a: $(CORE_OBJ)
 	@rm -f $@
@@ -112,6 +155,42 @@ $(BUILD)/obj/mpi/%.o: mpi/%.c
 $(BUILD)/gtool-mpi: $(MPI_OBJ) $(MPI_CMD_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
 	OMPI_CC=$(CC) $(MPICC) $(LDFLAGS_ALL) -o $@ $(MPI_OBJ) $(MPI_CMD_OBJ) \
 		$(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LIBS)
+
+# ---- HDF5 filter plugin (plugins/, man/gtool-h5filter.5) ------------------
+# build/plugins/libH5Zgtool.so: gtool's codecs as HDF5 filter 400, for any
+# HDF5 program through HDF5_PLUGIN_PATH.  Self-contained: lib/'s objects
+# (compiled -fPIC -fvisibility=hidden like every object of the tree) are
+# linked in statically; the version script exports only H5PLget_plugin_type
+# and H5PLget_plugin_info.
+PLUGIN_SRC := $(sort $(wildcard plugins/*.c))
+PLUGIN_OBJ := $(call obj,$(BUILD),$(PLUGIN_SRC))
+PLUGIN_SO = $(BUILD)/plugins/libH5Zgtool.so
+PLUGIN_DIR = $(DESTDIR)$(PREFIX)/lib/hdf5/plugins
+
+all: $(PLUGIN_SO)
+
+$(PLUGIN_SO): $(PLUGIN_OBJ) $(LIB_OBJ) plugins/h5z_gtool.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,--version-script=plugins/h5z_gtool.map \
+		-Wl,--as-needed -Wl,-z,defs -o $@ $(PLUGIN_OBJ) $(LIB_OBJ) $(LIBS)
+
+$(BUILD)/fuzz/fuzz_h5filter $(BUILD)/libfuzzer/fuzz_h5filter: $(PLUGIN_SRC) $(wildcard plugins/*.h)
+
+# make bench: the filter's cost over its codec (tools/h5filter-bench.c)
+$(BUILD)/h5filter-bench: tools/h5filter-bench.c $(PLUGIN_SRC) $(wildcard plugins/*.h) $(BUILD)/libgtool.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
+
+install-h5filter: $(PLUGIN_SO)
+	install -d $(PLUGIN_DIR)
+	install -m 644 $(PLUGIN_SO) $(PLUGIN_DIR)/
+
+uninstall-h5filter:
+	rm -f $(PLUGIN_DIR)/libH5Zgtool.so
+
+install: install-h5filter
+uninstall: uninstall-h5filter
+.PHONY: install-h5filter uninstall-h5filter
+# ---- end of the HDF5 filter plugin block ----------------------------------
 
 # ---- tests ------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(wildcard tests/unit/*.h)
@@ -132,6 +211,7 @@ check: deps
 	@$(MAKE) --no-print-directory check-cli
 	@$(MAKE) --no-print-directory check-fuzz
 	@$(MAKE) --no-print-directory check-fuzz-run
+	@$(MAKE) --no-print-directory check-examples
 	@sh tests/summary.sh $(RESULTS)
 
 check-unit: $(UNIT_BIN)
@@ -168,7 +248,7 @@ LF = $(BUILD)/libfuzzer
 LF_CC ?= clang
 LF_CFLAGS = -std=c11 -D_GNU_SOURCE -DGT_VERSION=$(VERSION) -g -O1 $(PKG_CFLAGS) -pthread \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-LF_OBJ := $(call obj,$(LF),$(LIB_SRC) $(FMT_SRC) $(ANA_SRC))
+LF_OBJ := $(call obj,$(LF),$(LIB_SRC) $(FMT_SRC) $(ANA_SRC) $(API_SRC))
 LF_BIN := $(patsubst tests/fuzz/%.c,$(LF)/%,$(FUZZ_SRC))
 FUZZ_SECONDS ?= 30
 FUZZ_CHECK_SECONDS ?= 10
@@ -204,10 +284,13 @@ fuzz: fuzz-build
 valgrind: $(UNIT_BIN)
 	@for t in $(UNIT_BIN); do valgrind -q --error-exitcode=100 --leak-check=full $$t >/dev/null || exit 1; done
 
-demo: deps all
+# deps first, then a second make that reads PKG_CFLAGS with the packages in place
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@sh samples/demo.sh $(BUILD)
 
-BENCH_BIN = $(BUILD)/bench_codec $(BUILD)/dump_grads $(BUILD)/bench_sparse $(BUILD)/bench_hist
+BENCH_BIN = $(BUILD)/bench_codec $(BUILD)/dump_grads $(BUILD)/bench_sparse $(BUILD)/bench_hist \
+	$(BUILD)/h5filter-bench
 $(BUILD)/bench_hist: tests/bench/bench_hist.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
 	$(CC) $(CFLAGS_ALL) -Ilib -o $@ $< $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
 $(BUILD)/bench_sparse: tests/bench/bench_sparse.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
@@ -217,7 +300,8 @@ $(BUILD)/bench_codec: tests/bench/bench_codec.c $(BUILD)/libgtool-core.a $(BUILD
 $(BUILD)/dump_grads: tests/bench/dump_grads.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
 
-bench: deps all $(BENCH_BIN)
+bench: deps
+	@$(MAKE) --no-print-directory all $(BENCH_BIN)
 	@sh tests/bench.sh $(BUILD)
 
 # make report: stats, hist, compare and bench on every *.h5 in TRACES (a
@@ -236,23 +320,46 @@ report: all
 BINDIR = $(DESTDIR)$(PREFIX)/bin
 MANDIR = $(DESTDIR)$(PREFIX)/share/man
 COMPDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+LIBDIR = $(DESTDIR)$(PREFIX)/lib
+INCDIR = $(DESTDIR)$(PREFIX)/include
+PCDIR = $(LIBDIR)/pkgconfig
+MAN1 := $(notdir $(wildcard man/*.1))
+MAN3 := $(notdir $(wildcard man/*.3))
+MAN5 := $(notdir $(wildcard man/*.5))
 
 install: all
-	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man5 $(COMPDIR) \
-		$(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/gtool
+	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man3 $(MANDIR)/man5 $(COMPDIR) \
+		$(LIBDIR) $(PCDIR) $(INCDIR)
 	install -m 755 $(BUILD)/gtool $(BINDIR)/gtool
 	$(if $(MPI_BIN),install -m 755 $(MPI_BIN) $(BINDIR)/gtool-mpi)
 	for c in $(COMMANDS); do ln -sf gtool $(BINDIR)/gtool-$$c; done
-	install -m 644 man/*.1 $(MANDIR)/man1/
-	install -m 644 man/*.5 $(MANDIR)/man5/
+	install -m 644 $(addprefix man/,$(MAN1)) $(MANDIR)/man1/
+	install -m 644 $(addprefix man/,$(MAN3)) $(MANDIR)/man3/
+	install -m 644 $(addprefix man/,$(MAN5)) $(MANDIR)/man5/
 	install -m 644 completions/gtool.bash $(COMPDIR)/gtool
 	for c in $(COMMANDS); do ln -sf gtool $(COMPDIR)/gtool-$$c; done
-	install -m 644 $(BUILD)/libgtool.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 lib/gtool.h lib/gt_error.h lib/gt_float.h lib/gt_codec.h \
-		lib/gt_bitio.h lib/gt_huff.h lib/gt_pool.h lib/gt_optim.h $(DESTDIR)$(PREFIX)/include/gtool/
+	install -m 644 $(BUILD)/libgtool.a $(LIBDIR)/
+	install -m 755 $(BUILD)/$(SO_FILE) $(LIBDIR)/
+	ln -sf $(SO_FILE) $(LIBDIR)/$(SO_NAME)
+	ln -sf $(SO_NAME) $(LIBDIR)/libgtool.so
+	install -m 644 api/gtool.h $(INCDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' gtool.pc.in > $(PCDIR)/gtool.pc
+	chmod 644 $(PCDIR)/gtool.pc
 
+# exactly what install puts there (folders stay: they may be shared)
 uninstall:
 	rm -f $(BINDIR)/gtool $(BINDIR)/gtool-mpi $(addprefix $(BINDIR)/gtool-,$(COMMANDS))
+	rm -f $(addprefix $(MANDIR)/man1/,$(MAN1)) $(addprefix $(MANDIR)/man3/,$(MAN3)) \
+		$(addprefix $(MANDIR)/man5/,$(MAN5))
+	rm -f $(COMPDIR)/gtool $(addprefix $(COMPDIR)/gtool-,$(COMMANDS))
+	rm -f $(LIBDIR)/libgtool.a $(LIBDIR)/$(SO_FILE) $(LIBDIR)/$(SO_NAME) $(LIBDIR)/libgtool.so
+	rm -f $(INCDIR)/gtool.h $(PCDIR)/gtool.pc
+
+# examples/ and gtool.h, built against a temporary install with nothing but
+# pkg-config (tests/run-examples.sh); results into $(RESULTS)/examples.txt
+check-examples: all
+	@mkdir -p $(RESULTS)
+	@MAKE="$(MAKE)" CC="$(CC)" sh tests/run-examples.sh $(RESULTS)/examples.txt $(BUILD)
 
 # ---- code checks --------------------------------------------------------
 lint:

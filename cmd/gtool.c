@@ -9,7 +9,9 @@
 #include "cmds.h"
 #include "msg.h"
 #include "util.h"
-#include "../lib/gtool.h"
+#include "../lib/gt_bitio.h"
+#include "../lib/gt_codec.h"
+#include "../lib/gt_huff.h"
 #include "../lib/banned.h"
 
 #define GT_STR_(x) #x

@@ -33,6 +33,29 @@ struct gt_gtz_writer;
  */
 int gt_gtz_writer_open(const char *path, int force, unsigned threads,
 		       struct gt_gtz_writer **w_ret, struct gt_diag *d);
+/*
+ * Byte I/O for a .gtz stream that is not a named file (libgtool's
+ * callbacks, memory, a descriptor).  @write takes all @n bytes or returns
+ * < 0; @read gives up to @n bytes in *@got_ret (0: the end) or returns < 0.
+ * Only the one the direction needs is called.
+ */
+struct gt_gtz_io {
+	int (*write)(void *arg, const void *p, size_t n);
+	int (*read)(void *arg, void *p, size_t n, size_t *got_ret);
+	void *arg;
+};
+
+/*
+ * gt_gtz_writer_open_io, gt_gtz_writer_open_fd - the same as
+ * gt_gtz_writer_open, written through @io->write or to @fd (written in
+ * place, never closed) instead of a named file; commit flushes.
+ * @return 0, GT_ERR(INVAL) (no write function, a negative @fd), GT_ERR(IO),
+ *	GT_ERR(NOMEM).
+ */
+int gt_gtz_writer_open_io(const struct gt_gtz_io *io, unsigned threads,
+			  struct gt_gtz_writer **w_ret, struct gt_diag *d);
+int gt_gtz_writer_open_fd(int fd, unsigned threads, struct gt_gtz_writer **w_ret,
+			  struct gt_diag *d);
 /* Record an HDF5 group and its attributes (decompress recreates it). */
 int gt_gtz_write_group(struct gt_gtz_writer *w, const struct gt_group_info *g,
 		       struct gt_diag *d);
@@ -134,6 +157,17 @@ struct gt_gtz_reader;
  */
 int gt_gtz_reader_open(FILE *f, unsigned threads, struct gt_gtz_reader **r_ret,
 		       struct gt_diag *d);
+/*
+ * gt_gtz_reader_open_io, _fd, _mem - the same over @io->read, over @fd
+ * (read from where it stands, never closed) or over the @len bytes at @p
+ * (which must stay valid while the reader lives).
+ */
+int gt_gtz_reader_open_io(const struct gt_gtz_io *io, unsigned threads,
+			  struct gt_gtz_reader **r_ret, struct gt_diag *d);
+int gt_gtz_reader_open_fd(int fd, unsigned threads, struct gt_gtz_reader **r_ret,
+			  struct gt_diag *d);
+int gt_gtz_reader_open_mem(const void *p, size_t len, unsigned threads,
+			   struct gt_gtz_reader **r_ret, struct gt_diag *d);
 void gt_gtz_reader_free(struct gt_gtz_reader *r);
 /* The next event; on error, @d says where. */
 int gt_gtz_next(struct gt_gtz_reader *r, enum gt_gtz_event *ev_ret,

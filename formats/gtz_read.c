@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <zstd.h>
 
@@ -116,6 +117,8 @@ void gt_gtz_reader_free(struct gt_gtz_reader *r)
 	free(r->slot);
 	free(r->body);
 	free(r->offsets);
+	if (r->owned)
+		fclose(r->owned);
 	free(r);
 }
 
@@ -934,4 +937,105 @@ int gt_gtz_read_all(struct gt_gtz_reader *r, const struct gt_gtz_callbacks *cb,
 	free(p.bno);
 	free(p.done);
 	return p.rc;
+}
+
+/* ---- reading through callbacks, from a descriptor or from memory -------- */
+
+struct rcookie {
+	struct gt_gtz_io io;
+	int fd;
+	const unsigned char *p;
+	size_t len, pos;
+};
+
+static ssize_t cookie_read(void *arg, char *dst, size_t n)
+{
+	struct rcookie *c = arg;
+	size_t got = 0;
+	ssize_t k;
+
+	if (c->io.read) {
+		if (c->io.read(c->io.arg, dst, n, &got) < 0 || got > n) {
+			errno = EIO;
+			return -1;
+		}
+		return (ssize_t)got;
+	}
+	if (c->p || c->fd < 0) {
+		got = c->len - c->pos < n ? c->len - c->pos : n;
+		if (got)
+			memcpy(dst, c->p + c->pos, got);
+		c->pos += got;
+		return (ssize_t)got;
+	}
+	do
+		k = read(c->fd, dst, n);
+	while (k < 0 && errno == EINTR);
+	return k;
+}
+
+static int rcookie_close(void *arg)
+{
+	free(arg);
+	return 0;
+}
+
+static int reader_open_cookie(const struct rcookie *src, unsigned threads,
+			      struct gt_gtz_reader **r_ret, struct gt_diag *d)
+{
+	const cookie_io_functions_t fns = { .read = cookie_read, .close = rcookie_close };
+	struct rcookie *c = malloc(sizeof(*c));
+	FILE *f;
+	int rc;
+
+	*r_ret = NULL;
+	if (!c)
+		return GT_ERR(NOMEM);
+	*c = *src;
+	f = fopencookie(c, "rb", fns);
+	if (!f) {
+		free(c);
+		return GT_ERR(NOMEM);
+	}
+	rc = gt_gtz_reader_open(f, threads, r_ret, d);
+	if (rc < 0) {
+		fclose(f);
+		return rc;
+	}
+	(*r_ret)->owned = f;
+	return 0;
+}
+
+int gt_gtz_reader_open_io(const struct gt_gtz_io *io, unsigned threads,
+			  struct gt_gtz_reader **r_ret, struct gt_diag *d)
+{
+	struct rcookie c = { .fd = -1 };
+
+	*r_ret = NULL;
+	if (!io || !io->read)
+		return gt_diag_set(d, GT_ERR(INVAL), "no read function");
+	c.io = *io;
+	return reader_open_cookie(&c, threads, r_ret, d);
+}
+
+int gt_gtz_reader_open_fd(int fd, unsigned threads, struct gt_gtz_reader **r_ret,
+			  struct gt_diag *d)
+{
+	const struct rcookie c = { .fd = fd };
+
+	*r_ret = NULL;
+	if (fd < 0)
+		return gt_diag_set(d, GT_ERR(INVAL), "bad file descriptor %d", fd);
+	return reader_open_cookie(&c, threads, r_ret, d);
+}
+
+int gt_gtz_reader_open_mem(const void *p, size_t len, unsigned threads,
+			   struct gt_gtz_reader **r_ret, struct gt_diag *d)
+{
+	const struct rcookie c = { .fd = -1, .p = p, .len = len };
+
+	*r_ret = NULL;
+	if (!p && len)
+		return gt_diag_set(d, GT_ERR(INVAL), "no buffer");
+	return reader_open_cookie(&c, threads, r_ret, d);
 }

@@ -29,6 +29,7 @@ struct rblock {
 
 struct gt_gtz_reader {
 	FILE *f;
+	FILE *owned;            /* @f when the reader made it (_io, _fd, _mem) */
 	uint64_t off;           /* bytes consumed */
 	uint64_t rec_off;       /* offset of the last record read */
 	struct gt_pool *pool;

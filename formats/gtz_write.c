@@ -45,6 +45,7 @@ struct gt_gtz_writer {
 	FILE *f;
 	struct gt_atomic out;
 	int to_stdout;
+	int cookie;             /* @f writes through a gt_gtz_io or to a descriptor */
 	uint64_t off;
 	struct gt_pool *pool;
 	unsigned threads;
@@ -139,19 +140,14 @@ static int put_record_release(struct gt_gtz_writer *w, unsigned tag,
 	return rc < 0 ? write_error(rc, d) : 0;
 }
 
-int gt_gtz_writer_open(const char *path, int force, unsigned threads,
-		       struct gt_gtz_writer **w_ret, struct gt_diag *d)
+/* The pool and the file header, once w->f is set (or @rc says why not). */
+static int writer_start(struct gt_gtz_writer *w, int rc, unsigned threads,
+			struct gt_gtz_writer **w_ret, struct gt_diag *d)
 {
-	struct gt_gtz_writer *w = calloc(1, sizeof(*w));
 	unsigned char head[16];
 	uint32_t crc;
-	int rc;
 
-	*w_ret = NULL;
-	if (!w)
-		return GT_ERR(NOMEM);
 	w->threads = threads ? threads : 1;
-	rc = open_output(w, path, force, d);
 	if (rc >= 0)
 		rc = gt_pool_new(w->threads, &w->pool);
 	/* magic | u16 major | u16 minor | u32 flags | u32 CRC-32 of the 12 before */
@@ -170,6 +166,17 @@ int gt_gtz_writer_open(const char *path, int force, unsigned threads,
 	}
 	*w_ret = w;
 	return 0;
+}
+
+int gt_gtz_writer_open(const char *path, int force, unsigned threads,
+		       struct gt_gtz_writer **w_ret, struct gt_diag *d)
+{
+	struct gt_gtz_writer *w = calloc(1, sizeof(*w));
+
+	*w_ret = NULL;
+	if (!w)
+		return GT_ERR(NOMEM);
+	return writer_start(w, open_output(w, path, force, d), threads, w_ret, d);
 }
 
 int gt_gtz_write_group(struct gt_gtz_writer *w, const struct gt_group_info *g,
@@ -846,7 +853,7 @@ int gt_gtz_writer_commit(struct gt_gtz_writer *w, struct gt_diag *d)
 	}
 	if (rc >= 0 && fflush(w->f))
 		rc = write_error(GT_ERR(IO), d);
-	if (rc < 0 || w->to_stdout)
+	if (rc < 0 || w->to_stdout || w->cookie)
 		return rc;
 	/* no fsync, as zstd and gzip: the rename protects against gtool
 	 * failing, not against the machine losing power */
@@ -877,4 +884,85 @@ uint64_t gt_gtz_writer_bytes(const struct gt_gtz_writer *w)
 uint64_t gt_gtz_writer_raw_blocks(const struct gt_gtz_writer *w)
 {
 	return w->raw_blocks;
+}
+
+/* ---- writing through callbacks or to a descriptor ------------------------ */
+
+struct wcookie {
+	struct gt_gtz_io io;
+	int fd;
+};
+
+static ssize_t cookie_write(void *arg, const char *p, size_t n)
+{
+	struct wcookie *c = arg;
+	size_t done = 0;
+
+	if (c->io.write) {
+		if (c->io.write(c->io.arg, p, n) < 0) {
+			errno = EIO;
+			return -1;
+		}
+		return (ssize_t)n;
+	}
+	while (done < n) {
+		const ssize_t k = write(c->fd, p + done, n - done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return done ? (ssize_t)done : -1;
+		done += (size_t)k;
+	}
+	return (ssize_t)n;
+}
+
+static int cookie_close(void *arg)
+{
+	free(arg);
+	return 0;
+}
+
+static int writer_open_cookie(const struct gt_gtz_io *io, int fd, unsigned threads,
+			      struct gt_gtz_writer **w_ret, struct gt_diag *d)
+{
+	const cookie_io_functions_t fns = { .write = cookie_write, .close = cookie_close };
+	struct gt_gtz_writer *w = calloc(1, sizeof(*w));
+	struct wcookie *c = calloc(1, sizeof(*c));
+
+	*w_ret = NULL;
+	if (!w || !c) {
+		free(w);
+		free(c);
+		return GT_ERR(NOMEM);
+	}
+	if (io)
+		c->io = *io;
+	c->fd = fd;
+	w->f = fopencookie(c, "wb", fns);
+	if (!w->f) {
+		free(c);
+		free(w);
+		return GT_ERR(NOMEM);
+	}
+	w->cookie = 1;
+	return writer_start(w, 0, threads, w_ret, d);
+}
+
+int gt_gtz_writer_open_io(const struct gt_gtz_io *io, unsigned threads,
+			  struct gt_gtz_writer **w_ret, struct gt_diag *d)
+{
+	*w_ret = NULL;
+	if (!io || !io->write)
+		return gt_diag_set(d, GT_ERR(INVAL), "no write function");
+	return writer_open_cookie(io, -1, threads, w_ret, d);
+}
+
+int gt_gtz_writer_open_fd(int fd, unsigned threads, struct gt_gtz_writer **w_ret,
+			  struct gt_diag *d)
+{
+	*w_ret = NULL;
+	if (fd < 0)
+		return gt_diag_set(d, GT_ERR(INVAL), "bad file descriptor %d", fd);
+	return writer_open_cookie(NULL, fd, threads, w_ret, d);
 }

@@ -7,7 +7,9 @@
 #include <time.h>
 #include <zstd.h>
 
-#include "gtool.h"
+#include "gt_bitio.h"
+#include "gt_codec.h"
+#include "gt_huff.h"
 #include "../../formats/gt_source.h"
 #include "../../formats/gt_trace.h"
 

@@ -6,7 +6,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "gtool.h"
+#include "gt_bitio.h"
+#include "gt_codec.h"
+#include "gt_huff.h"
 #include "../../formats/gt_source.h"
 #include "../../formats/gt_trace.h"
 

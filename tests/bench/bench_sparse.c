@@ -5,7 +5,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "gtool.h"
+#include "gt_bitio.h"
+#include "gt_codec.h"
+#include "gt_huff.h"
 
 /*
  * usage: bench_sparse [--repeat N] [--values N] [--codec NAME[:opts]]...

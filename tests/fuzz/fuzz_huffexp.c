@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/gtool.h"
+#include "../../lib/gt_bitio.h"
+#include "../../lib/gt_codec.h"
+#include "../../lib/gt_huff.h"
 #include "../../lib/banned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

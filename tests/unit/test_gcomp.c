@@ -3,7 +3,9 @@
 
 #include "check.h"
 #include "trace_read.h"
-#include "../../lib/gtool.h"
+#include "../../lib/gt_bitio.h"
+#include "../../lib/gt_codec.h"
+#include "../../lib/gt_huff.h"
 #include "../../formats/gt_source.h"
 #include "../../formats/gt_trace.h"
 #include "../../lib/banned.h"

@@ -1,6 +1,8 @@
 /* test_huffexp.c - the huffexp codec: round trips, bounds, hostile input */
 #include "check.h"
-#include "../../lib/gtool.h"
+#include "../../lib/gt_bitio.h"
+#include "../../lib/gt_codec.h"
+#include "../../lib/gt_huff.h"
 #include "../../lib/banned.h"
 
 static const enum gt_dtype dts[] = { GT_DT_F32, GT_DT_F16, GT_DT_BF16, GT_DT_F64 };

@@ -30,6 +30,23 @@ int gt_sink_group(struct gt_sink *s, const struct gt_group_info *g,
 int gt_sink_object(struct gt_sink *s, const struct gt_object *o, struct gt_diag *d);
 
 /*
+ * HDF5: code the float tensors begun from now on with filter 400 and these
+ * @n cd_values (gt_h5filter_cd; dtype and chunk are filled in per tensor),
+ * in chunks of at most GT_SINK_CHUNK_VALUES values; @n = 0: no filter,
+ * contiguous.  Other kinds ignore it.
+ */
+int gt_sink_set_filter(struct gt_sink *s, const unsigned *cd, size_t n);
+
+/*
+ * Values in one chunk of a filtered dataset, at most: 1 Mi values (4 MiB of
+ * f32), whole trailing axes where they fit, so that a chunk is a run of
+ * rows of the first axis.  Large enough that the codec's per-chunk table
+ * and header cost well under 1%, small enough that reading one row of a
+ * large tensor decodes a few MiB, not the tensor.
+ */
+#define GT_SINK_CHUNK_VALUES (1u << 20)
+
+/*
  * Begin tensor @t (name, dtype, shape, attributes).  Raw and .npy sinks
  * hold one tensor: a second begin is GT_ERR(INVAL).  An unknown count
  * (GT_COUNT_UNKNOWN) is allowed for raw only.

@@ -6,6 +6,7 @@
 #include <hdf5.h>
 
 #include "gt_h5filter.h"
+#include "../plugins/h5z_gtool.h"
 #include "h5obj_impl.h"
 #include "sink_impl.h"
 #include "source_impl.h"
@@ -676,6 +677,7 @@ static int h5_sink_open(struct gt_sink *s, struct gt_diag *d)
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	s->priv = h;
 	h->file = h->gcpl = h->dcpl = -1;
+	(void)gt_h5filter_register(); /* gt_sink_set_filter's filter 400 */
 	if (s->to_stdout) {
 		/* in memory; the image goes to stdout on commit */
 		fapl = H5Pcreate(H5P_FILE_ACCESS);
@@ -861,6 +863,66 @@ static int write_dataset(struct gt_sink *s, hid_t ds, hid_t ftype, struct gt_dia
 	return 0;
 }
 
+/* Chunks of at most GT_SINK_CHUNK_VALUES values: whole trailing axes
+ * while they fit, then part of the next, 1 along the axes before it. */
+static void chunk_dims(const struct gt_tensor_info *t, hsize_t *c)
+{
+	uint64_t budget = GT_SINK_CHUNK_VALUES;
+
+	for (unsigned k = t->rank; k-- > 0;) {
+		const uint64_t dk = t->dims[k] ? t->dims[k] : 1;
+
+		c[k] = dk <= budget ? dk : budget;
+		budget = dk <= budget ? budget / dk : 1;
+	}
+}
+
+/* The dataset creation list of the current tensor: with filter 400 when
+ * gt_sink_set_filter asked for it (not for a scalar or an empty one, which
+ * HDF5 cannot chunk), else the sink's own.  -1 on failure. */
+static hid_t filtered_dcpl(const struct gt_sink *s)
+{
+	const struct h5_sink *h = s->priv;
+	const struct gt_tensor_info *t = &s->info;
+	unsigned cd[sizeof(s->filter_cd) / sizeof(s->filter_cd[0])];
+	hsize_t c[GT_MAX_RANK];
+	hid_t p;
+
+	if (!s->filter_n || !t->rank || !t->count)
+		return h->dcpl;
+	memcpy(cd, s->filter_cd, sizeof(cd));
+	cd[GT_H5Z_CD_DTYPE] = (unsigned)t->dtype; /* bf16 is stored as uint16 */
+	cd[GT_H5Z_CD_CHUNK] = 0;                  /* set_local's */
+	chunk_dims(t, c);
+	p = H5Pcopy(h->dcpl);
+	if (p >= 0 && (H5Pset_chunk(p, (int)t->rank, c) < 0 ||
+		       H5Pset_filter(p, GT_H5Z_ID, H5Z_FLAG_MANDATORY, s->filter_n, cd) < 0)) {
+		H5Pclose(p);
+		p = -1;
+	}
+	return p;
+}
+
+/* Why H5Dcreate2 failed: the filter's own message when it refused. */
+static herr_t filter_msg(unsigned n, const H5E_error2_t *e, void *op)
+{
+	(void)n;
+	if (e->desc && !strncmp(e->desc, "gtool filter: ", 14) && !*(char *)op)
+		snprintf(op, 160, "%s", e->desc + 14);
+	return 0;
+}
+
+static int create_error(const struct gt_sink *s, struct gt_diag *d)
+{
+	char why[160] = "";
+
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, filter_msg, why);
+	if (*why)
+		return gt_diag_set(d, GT_ERR(INVAL), "cannot create dataset %s: %s",
+				   s->info.name, why);
+	return gt_diag_set(d, GT_ERR(IO), "cannot create dataset %s", s->info.name);
+}
+
 static int h5_sink_end(struct gt_sink *s, struct gt_diag *d)
 {
 	struct h5_sink *h = s->priv;
@@ -869,14 +931,17 @@ static int h5_sink_end(struct gt_sink *s, struct gt_diag *d)
 	hid_t ds = -1;
 	int rc;
 
+	const hid_t dcpl = filtered_dcpl(s);
+
 	quiet();
-	if (ftype >= 0 && space >= 0 && make_parents(h, s->info.name) >= 0)
-		ds = H5Dcreate2(h->file, s->info.name, ftype, space, H5P_DEFAULT, h->dcpl,
+	if (ftype >= 0 && space >= 0 && dcpl >= 0 && make_parents(h, s->info.name) >= 0)
+		ds = H5Dcreate2(h->file, s->info.name, ftype, space, H5P_DEFAULT, dcpl,
 				H5P_DEFAULT);
-	rc = ds < 0 ? gt_diag_set(d, GT_ERR(IO), "cannot create dataset %s", s->info.name)
-		    : write_dataset(s, ds, ftype, d);
+	rc = ds < 0 ? create_error(s, d) : write_dataset(s, ds, ftype, d);
 	if (ds >= 0)
 		H5Dclose(ds);
+	if (dcpl >= 0 && dcpl != h->dcpl)
+		H5Pclose(dcpl);
 	if (space >= 0)
 		H5Sclose(space);
 	if (ftype >= 0)

@@ -108,6 +108,16 @@ int gt_sink_object(struct gt_sink *s, const struct gt_object *o, struct gt_diag 
 	return s->ops->object ? s->ops->object(s, o, d) : 0;
 }
 
+int gt_sink_set_filter(struct gt_sink *s, const unsigned *cd, size_t n)
+{
+	if (n > sizeof(s->filter_cd) / sizeof(s->filter_cd[0]))
+		return GT_ERR(INVAL);
+	if (n)
+		memcpy(s->filter_cd, cd, n * sizeof(*cd));
+	s->filter_n = n;
+	return 0;
+}
+
 int gt_sink_begin(struct gt_sink *s, const struct gt_tensor_info *t,
 		  struct gt_diag *d)
 {

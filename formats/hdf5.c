@@ -632,6 +632,84 @@ int gt_hdf5_source_open(struct gt_source *s, struct gt_diag *d)
 	return list_file(s, h->file, d);
 }
 
+/* ---- filters, for ls ---------------------------------------------------- */
+
+/* Append @fmt to @buf (@len bytes), after @sep when @buf is not empty. */
+static void append(char *buf, size_t len, const char *sep, const char *what)
+{
+	const size_t at = strlen(buf);
+
+	if (at + 1 < len)
+		snprintf(buf + at, len - at, "%s%s", at ? sep : "", what);
+}
+
+/* Filter @id with its @n cd_values: short name and options. */
+static void filter_words(H5Z_filter_t id, const unsigned *cd, size_t n, const char *hname,
+			 char *name, size_t nlen, char *opts, size_t olen)
+{
+	char o[128] = "";
+
+	switch (id) {
+	case H5Z_FILTER_DEFLATE:
+		append(name, nlen, "+", "gzip");
+		if (n)
+			snprintf(o, sizeof(o), "level=%u", cd[0]);
+		break;
+	case H5Z_FILTER_SHUFFLE: append(name, nlen, "+", "shuffle"); break;
+	case H5Z_FILTER_FLETCHER32: append(name, nlen, "+", "fletcher32"); break;
+	case H5Z_FILTER_SZIP: append(name, nlen, "+", "szip"); break;
+	case H5Z_FILTER_NBIT: append(name, nlen, "+", "nbit"); break;
+	case H5Z_FILTER_SCALEOFFSET: append(name, nlen, "+", "scaleoffset"); break;
+	case 32000: append(name, nlen, "+", "lzf"); break;
+	case GT_H5Z_ID:
+		append(name, nlen, "+", GT_H5Z_NAME);
+		if (gt_h5filter_spec(cd, n, o, sizeof(o)) < 0)
+			snprintf(o, sizeof(o), "?");
+		break;
+	default:
+		if (*hname) {
+			append(name, nlen, "+", hname);
+		} else {
+			snprintf(o, sizeof(o), "filter %d", (int)id);
+			append(name, nlen, "+", o);
+			*o = '\0';
+		}
+	}
+	if (*o)
+		append(opts, olen, "; ", o);
+}
+
+int gt_source_filters(const struct gt_source *s, size_t i, char *name, size_t name_len,
+		      char *opts, size_t opts_len)
+{
+	const struct h5_src *h = s->priv;
+	hid_t ds, dcpl;
+	int nf;
+
+	*name = *opts = '\0';
+	if (s->kind != GT_KIND_HDF5 || i >= s->ntensors)
+		return 0;
+	quiet();
+	ds = H5Dopen2(h->file, s->tensors[i].name, H5P_DEFAULT);
+	dcpl = ds >= 0 ? H5Dget_create_plist(ds) : -1;
+	nf = dcpl >= 0 ? H5Pget_nfilters(dcpl) : -1;
+	for (int k = 0; k < nf; k++) {
+		unsigned flags, cd[16], fcfg;
+		size_t n = sizeof(cd) / sizeof(cd[0]);
+		char hname[64] = "";
+		const H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)k, &flags, &n, cd,
+						       sizeof(hname), hname, &fcfg);
+
+		if (id >= 0)
+			filter_words(id, cd, n < 16 ? n : 16, hname, name, name_len, opts, opts_len);
+	}
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	if (ds >= 0)
+		H5Dclose(ds);
+	return nf < 0 ? GT_ERR(IO) : nf > 0;
+}
+
 /* ---- attributes: writing ---------------------------------------------- */
 
 static int write_attrs(hid_t obj, const struct gt_attrs *attrs, const char *where,

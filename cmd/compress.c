@@ -1,4 +1,4 @@
-/* compress.c - `gtool compress`: tensors of any input into a .gtz file */
+/* compress.c - `gtool compress`: tensors of any input into a .gtz file, or an HDF5 file with gtool's filter */
 #include <argp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +33,7 @@ static const struct argp_option options[] = {
 	{ "level", 'l', "N", 0, "level for zstd (1-22) and zlib (1-9), as codec option level=N", 0 },
 	{ "table", OPT_TABLE, "FILE", 0, "static Huffman table from 'gtool huffman build' (huffexp)", 0 },
 	{ "table-refresh", OPT_REFRESH, "N", 0, "on a trace: rebuild the table every N steps from the steps before", 0 },
-	{ "output", 'o', "FILE", 0, "output file (default: INPUT.gtz; stdout for '-')", 0 },
+	{ "output", 'o', "FILE", 0, "output file (default: INPUT.gtz; stdout for '-'); .h5/.hdf5: HDF5 with gtool's filter", 0 },
 	{ "force", 'f', NULL, 0, "overwrite an existing output file", 0 },
 	{ "threads", 'T', "N", 0, "worker threads (default: all cores); the output does not depend on it", 0 },
 	{ "format", OPT_FORMAT, "KIND", 0, "input format: hdf5, npy, raw (default: from the file)", 0 },
@@ -108,7 +108,12 @@ const struct argp compress_argp = {
 	"object times). What cannot be kept exactly is an error unless "
 	"--lossy-metadata is given.  With a lossy codec only the gradients of a trace "
 	"are coded with it (gcomp with the optimizer and state of their step), "
-	"and every other tensor losslessly with huffexp.",
+	"and every other tensor losslessly with huffexp.  With -o FILE.h5 (or "
+	".hdf5) the output is HDF5 instead: the same tree, each float dataset "
+	"chunked (at most 1Mi values, whole rows) and coded by gtool's HDF5 "
+	"filter with the codec, readable by any HDF5 program with the plugin "
+	"(gtool-h5filter(5)); a codec, option or gcomp mode the filter does not "
+	"offer is refused up front.",
 	children, NULL, NULL
 };
 

@@ -67,7 +67,9 @@ const struct argp ls_argp = {
 	"List the datasets of each FILE (HDF5, .npy, raw or .gtz; \"-\" reads "
 	"standard input): name, dtype (or the type of a dataset that is not "
 	"floating point), shape, values and bytes.  For a trace, also list its "
-	"steps with their optimizer and hyper-parameters."
+	"steps with their optimizer and hyper-parameters.  A .gtz file adds how "
+	"each tensor is coded; an HDF5 file with filtered datasets adds each "
+	"one's filter and its options."
 	"\vThe table format prints the datasets, then the steps; the machine "
 	"formats print the datasets, or with --steps the steps.",
 	children, NULL, NULL

@@ -51,7 +51,7 @@ h5py.File(sys.argv[1], "r").visititems(show)' "$1"
 	"$PY" -c 'import h5py, numpy as np
 with h5py.File("big.h5", "w") as f:
     f["w"] = np.arange(3000 * 700, dtype="f4").reshape(3000, 700)
-    f["n"] = np.arange(5, dtype="i8")' 
+    f["n"] = np.arange(5, dtype="i8")'
 	run -0 gtool compress -q big.h5 -o big.gt.h5
 	run -0 filters big.gt.h5
 	[ "${lines[0]}" = "n - None" ]

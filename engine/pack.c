@@ -516,7 +516,7 @@ static int open_output(struct job *j)
 		return rc < 0 ? gt_diag_set(j->d, rc, "%s", d.msg) : 0;
 	}
 	GT_TRY(gt_pack_h5_check(o, j->d));
-	rc = gt_sink_open(o->output, &so, &j->sink, &d);
+	rc = gt_sink_open_v110(o->output, &so, &j->sink, &d);
 	if (rc == GT_ERR(EXISTS) && !strstr(d.msg, o->output))
 		return gt_diag_set(j->d, rc, "%s: %s", o->output, d.msg);
 	return rc < 0 ? gt_diag_set(j->d, rc, "%s", d.msg) : 0;

@@ -22,6 +22,15 @@ struct gt_sink;
 int gt_sink_open(const char *path, const struct gt_sink_opts *o,
 		 struct gt_sink **sink_ret, struct gt_diag *d);
 
+/*
+ * gt_sink_open_v110 - gt_sink_open, and an HDF5 file in the 1.10 format,
+ * whose chunk indexes (single chunk, fixed array) are far smaller than
+ * 1.8's B-trees: for filtered datasets (gt_sink_set_filter).  The file
+ * needs HDF5 1.10 or later to read.  Other kinds: as gt_sink_open.
+ */
+int gt_sink_open_v110(const char *path, const struct gt_sink_opts *o,
+		      struct gt_sink **sink_ret, struct gt_diag *d);
+
 /* HDF5: create group @g (and its parents) with its attributes; others ignore it. */
 int gt_sink_group(struct gt_sink *s, const struct gt_group_info *g,
 		  struct gt_diag *d);

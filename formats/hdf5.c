@@ -762,6 +762,14 @@ static int h5_sink_open(struct gt_sink *s, struct gt_diag *d)
 		if (fapl < 0 || H5Pset_fapl_core(fapl, 1 << 20, 0) < 0)
 			return gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
 	}
+	if (s->v110_index) {
+		/* chunk indexes of the 1.10 format: a filtered tensor of one chunk
+		 * costs no B-tree (halves cnn_adam's file) */
+		if (fapl == H5P_DEFAULT)
+			fapl = H5Pcreate(H5P_FILE_ACCESS);
+		if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_LATEST) < 0)
+			return gt_diag_set(d, GT_ERR(IO), "cannot ask for the HDF5 1.10 format");
+	}
 	fcpl = untimed(H5P_FILE_CREATE);
 	h->gcpl = untimed(H5P_GROUP_CREATE);
 	h->dcpl = untimed(H5P_DATASET_CREATE);

@@ -38,6 +38,7 @@ struct gt_sink {
 	FILE *f;         /* raw, npy: the temporary file or stdout */
 	int to_stdout;
 	int force;
+	int v110_index;  /* gt_sink_open_v110 */
 	int committed;
 	int in_tensor;
 	size_t ntensors; /* begun so far */

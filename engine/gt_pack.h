@@ -1,4 +1,4 @@
-/* gt_pack.h - compress a source (HDF5, .npy, raw) into a .gtz file */
+/* gt_pack.h - compress a source (HDF5, .npy, raw) into a .gtz file or a filtered HDF5 file */
 #ifndef GT_PACK_H
 #define GT_PACK_H
 

@@ -1,4 +1,4 @@
-/* pack.c - the compress driver: tensors of a source into a .gtz file */
+/* pack.c - the compress driver: tensors of a source into a .gtz file, or an HDF5 file with filter 400 */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

@@ -38,6 +38,10 @@ h5py.File(sys.argv[1], "r").visititems(show)' "$1"
 			same_tree "$f" x.h5
 		done
 	done
+	# a .gtz file converts straight to the filtered HDF5 file
+	run -0 gtool compress -q rich.h5 -o r.gtz
+	run -0 gtool compress -q r.gtz -o r.h5
+	same_tree rich.h5 r.h5
 }
 
 @test "h5out: float datasets carry filter 400 with the codec's cd_values, in chunks of rows" {

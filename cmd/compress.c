@@ -218,9 +218,10 @@ static int run_compress(struct compress_opts *o)
 		rc = gt_error("refusing to write compressed data to a terminal; use -o FILE or a pipe");
 	else if (o->table_path && gt_spec_load_table(&spec, o->table_path, &d) < 0)
 		rc = gt_error("%s", d.msg);
-	else if (gt_pack_output_is_h5(po.output) && gt_pack_h5_check(&po, &d) < 0)
-		rc = gt_error("%s: %s", po.output, d.msg) - 1; /* a usage error: 2 */
-	else if (gt_pack_file(&po, &r, &d) < 0)
+	else if (gt_pack_output_is_h5(po.output) && gt_pack_h5_check(&po, &d) < 0) {
+		gt_error("%s: %s", po.output, d.msg);
+		rc = -2; /* a usage error, said before any output exists */
+	} else if (gt_pack_file(&po, &r, &d) < 0)
 		rc = gt_error("%s", d.msg);
 	gt_progress_end(&progress);
 	if (rc >= 0)

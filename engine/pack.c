@@ -403,9 +403,10 @@ static int sink_block(void *arg, const void *data, size_t n)
 {
 	struct feed *f = arg;
 	struct gt_diag d = { "" };
+	const int rc = gt_sink_write(f->j->sink, data, n, &d);
 
-	if (gt_sink_write(f->j->sink, data, n, &d) < 0)
-		return gt_diag_set(f->j->d, GT_ERR(IO), "%s: %s", f->j->o->output, d.msg);
+	if (rc < 0)
+		return gt_diag_set(f->j->d, rc, "%s: %s", f->j->o->output, d.msg);
 	f->values += n;
 	count_bytes(f->j, n * f->width);
 	return 0;
@@ -517,8 +518,6 @@ static int open_output(struct job *j)
 	}
 	GT_TRY(gt_pack_h5_check(o, j->d));
 	rc = gt_sink_open_v110(o->output, &so, &j->sink, &d);
-	if (rc == GT_ERR(EXISTS) && !strstr(d.msg, o->output))
-		return gt_diag_set(j->d, rc, "%s: %s", o->output, d.msg);
 	return rc < 0 ? gt_diag_set(j->d, rc, "%s", d.msg) : 0;
 }
 

@@ -634,7 +634,7 @@ int gt_hdf5_source_open(struct gt_source *s, struct gt_diag *d)
 
 /* ---- filters, for ls ---------------------------------------------------- */
 
-/* Append @fmt to @buf (@len bytes), after @sep when @buf is not empty. */
+/* Append @what to @buf (@len bytes), after @sep when @buf is not empty. */
 static void append(char *buf, size_t len, const char *sep, const char *what)
 {
 	const size_t at = strlen(buf);

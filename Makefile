@@ -10,7 +10,8 @@ PKGS = hdf5 libzstd zlib fftw3 fftw3f jansson
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
 DEB_PKGS = gcc make pkg-config libhdf5-dev hdf5-tools libzstd-dev zstd zlib1g-dev libfftw3-dev \
 	bats clang libxml2-utils bc time libopenmpi-dev openmpi-bin libjansson-dev jq g++ \
-	hdf5-filter-plugin hdf5-filter-plugin-blosc-serial python3-h5py python3-numpy
+	hdf5-filter-plugin hdf5-filter-plugin-blosc-serial python3-h5py python3-numpy \
+	python3-sklearn
 
 WARN = -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align \
 	-Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \

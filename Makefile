@@ -9,7 +9,11 @@ PKGS = hdf5 libzstd zlib fftw3 fftw3f jansson
 
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
 DEB_PKGS = gcc make pkg-config libhdf5-dev hdf5-tools libzstd-dev zstd zlib1g-dev libfftw3-dev \
-	bats clang libxml2-utils bc time libopenmpi-dev openmpi-bin libjansson-dev jq g++
+	bats clang libxml2-utils bc time libopenmpi-dev openmpi-bin libjansson-dev jq g++ \
+	python3-torch python3-numpy python3-h5py python3-pytest python3-sklearn
+# Debian's own Python (numpy, h5py, torch come from Debian packages), never
+# another python3 earlier on PATH
+PYTHON = /usr/bin/python3
 
 WARN = -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align \
 	-Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \
@@ -76,7 +80,7 @@ MPI_BIN := $(if $(HAVE_MPI),$(BUILD)/gtool-mpi)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: report all deps check check-unit check-asan check-cli check-fuzz check-fuzz-run fuzz-build demo bench \
+.PHONY: report all deps check check-unit check-asan check-cli check-fuzz check-fuzz-run fuzz-build demo bench check-python \
 	install uninstall clean help lint funclen format-check valgrind fuzz check-examples examples
 
 all: $(BUILD)/gtool $(BUILD)/libgtool.a $(SO_LIBS) $(BUILD)/gtool.pc $(LINKS) $(MPI_BIN)
@@ -85,12 +89,12 @@ help:
 	@echo "make deps     install the Debian packages gtool needs (when missing)"
 	@echo "make          build $(BUILD)/gtool, libgtool (.a, .so, gtool.pc) and the gtool-SUB links"
 	@echo "              (and $(BUILD)/gtool-mpi for gtool allreduce when mpicc is found; MPI=0 skips)"
-	@echo "make check    every test: unit (plain and ASan+UBSan), Bats, fuzz replay, libFuzzer"
+	@echo "make check    every test: unit (plain and ASan+UBSan), Bats, fuzz replay, libFuzzer, pytest"
 	@echo "make fuzz     libFuzzer on every target, FUZZ_SECONDS=$(FUZZ_SECONDS) each (clang)"
 	@echo "make demo     run gtool on the bundled sample traces"
 	@echo "make bench    throughput of stats and the codecs against zstd"
 	@echo "make report   TRACES=$(TRACES): reports/<trace>/index.html for every *.h5"
-	@echo "make install  PREFIX=$(PREFIX) DESTDIR=: binaries, libgtool, gtool.h, gtool.pc, man pages, completions"
+	@echo "make install  PREFIX=$(PREFIX) DESTDIR=: binaries, libgtool, gtool.h, gtool.pc, the Python package, man pages, completions"
 	@echo "make uninstall  the same PREFIX and DESTDIR: remove what install put there"
 
 deps:
@@ -172,6 +176,7 @@ check: deps
 	@$(MAKE) --no-print-directory check-fuzz
 	@$(MAKE) --no-print-directory check-fuzz-run
 	@$(MAKE) --no-print-directory check-examples
+	@$(MAKE) --no-print-directory check-python
 	@sh tests/summary.sh $(RESULTS)
 
 check-unit: $(UNIT_BIN)
@@ -282,6 +287,10 @@ COMPDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 LIBDIR = $(DESTDIR)$(PREFIX)/lib
 INCDIR = $(DESTDIR)$(PREFIX)/include
 PCDIR = $(LIBDIR)/pkgconfig
+# the Python package where Debian's python3 finds it: /usr/lib/python3/dist-packages
+# for PREFIX=/usr, else PREFIX/lib/python3.X/dist-packages (as /usr/local is)
+PYVER = $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYDIR = $(DESTDIR)$(PREFIX)/lib/$(if $(filter /usr,$(PREFIX)),python3,python$(PYVER))/dist-packages
 MAN1 := $(notdir $(wildcard man/*.1))
 MAN3 := $(notdir $(wildcard man/*.3))
 MAN5 := $(notdir $(wildcard man/*.5))
@@ -305,6 +314,8 @@ install: all
 	ln -sf $(SO_NAME) $(LIBDIR)/libgtool.so
 	install -m 644 api/gtool.h $(INCDIR)/
 	install -m 644 $(BUILD)/gtool.pc $(PCDIR)/
+	install -d $(PYDIR)/gtool
+	install -m 644 $(wildcard python/gtool/*.py) $(PYDIR)/gtool/
 
 # exactly what install puts there (folders stay: they may be shared)
 uninstall:
@@ -314,12 +325,20 @@ uninstall:
 	rm -f $(COMPDIR)/gtool $(addprefix $(COMPDIR)/gtool-,$(COMMANDS))
 	rm -f $(LIBDIR)/libgtool.a $(LIBDIR)/$(SO_FILE) $(LIBDIR)/$(SO_NAME) $(LIBDIR)/libgtool.so
 	rm -f $(INCDIR)/gtool.h $(PCDIR)/gtool.pc
+	rm -rf $(PYDIR)/gtool
 
 # examples/ and gtool.h, built against a temporary install with nothing but
 # pkg-config (tests/run-examples.sh); results into $(RESULTS)/examples.txt
 check-examples: all
 	@mkdir -p $(RESULTS)
 	@MAKE="$(MAKE)" CC="$(CC)" sh tests/run-examples.sh $(RESULTS)/examples.txt $(BUILD)
+
+# ---- Python -------------------------------------------------------------
+# python/gtool over build/libgtool.so.0 (ctypes); tests/python/ with pytest,
+# counts into $(RESULTS)/pytest.txt
+check-python: all
+	@mkdir -p $(RESULTS)
+	@PYTHON=$(PYTHON) GTOOL_BUILD=$(abspath $(BUILD)) sh tests/run-pytest.sh $(RESULTS)/pytest.txt
 
 # ---- code checks --------------------------------------------------------
 lint:

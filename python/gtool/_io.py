@@ -10,6 +10,11 @@ from ._lib import Error
 from ._arr import NUMPY, as_array, dtype_name, OptContext
 
 
+def _where(path, msg):
+    """"path: msg", unless the library's message names the path already."""
+    return msg if msg.startswith(path + ": ") else "%s: %s" % (path, msg)
+
+
 def _attr_value(a):
     if a.type == _lib.ATTR_STR:
         return ctypes.string_at(a.s, a.n).decode("utf-8", "replace")
@@ -65,7 +70,7 @@ class File:
             rc = _lib.lib.gtool_reader_open_path(where.encode(), threads, ctypes.byref(h),
                                                  ctypes.byref(err))
         if rc < 0:
-            _lib.fail(rc, "%s: %s" % (where, err.msg.decode() or _lib.strerror(rc)))
+            _lib.fail(rc, _where(where, err.msg.decode() or _lib.strerror(rc)))
         self._r = h
         self.path = where
 
@@ -193,7 +198,7 @@ class Writer:
         rc = _lib.lib.gtool_writer_open_path(self.path.encode(), _lib.FORCE if force else 0,
                                              threads, ctypes.byref(h), ctypes.byref(err))
         if rc < 0:
-            _lib.fail(rc, "%s: %s" % (self.path, err.msg.decode() or _lib.strerror(rc)))
+            _lib.fail(rc, _where(self.path, err.msg.decode() or _lib.strerror(rc)))
         self._w = h
 
     def _check(self, rc):

@@ -102,3 +102,10 @@ def test_open_errors(tmp_path):
     (tmp_path / "bad.gtz").write_bytes(b"\x89GTZ" + b"\0" * 60)
     with pytest.raises(gtool.Error):
         list(gtool.open(tmp_path / "bad.gtz"))
+
+
+def test_open_missing_message(tmp_path):
+    p = str(tmp_path / "missing.gtz")
+    with pytest.raises(gtool.Error) as e:
+        gtool.open(p)
+    assert str(e.value) == p + ": No such file or directory"

@@ -80,7 +80,7 @@ MPI_BIN := $(if $(HAVE_MPI),$(BUILD)/gtool-mpi)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: report all deps check check-unit check-asan check-cli check-fuzz check-fuzz-run fuzz-build demo bench check-python \
+.PHONY: report all deps check check-unit check-asan check-cli check-fuzz check-fuzz-run fuzz-build demo bench check-python convergence bench-python \
 	install uninstall clean help lint funclen format-check valgrind fuzz check-examples examples
 
 all: $(BUILD)/gtool $(BUILD)/libgtool.a $(SO_LIBS) $(BUILD)/gtool.pc $(LINKS) $(MPI_BIN)
@@ -93,6 +93,7 @@ help:
 	@echo "make fuzz     libFuzzer on every target, FUZZ_SECONDS=$(FUZZ_SECONDS) each (clang)"
 	@echo "make demo     run gtool on the bundled sample traces"
 	@echo "make bench    throughput of stats and the codecs against zstd"
+	@echo "make convergence  DDP on loopback through gtool's codecs against plain DDP (a few minutes)"
 	@echo "make report   TRACES=$(TRACES): reports/<trace>/index.html for every *.h5"
 	@echo "make install  PREFIX=$(PREFIX) DESTDIR=: binaries, libgtool, gtool.h, gtool.pc, the Python package, man pages, completions"
 	@echo "make uninstall  the same PREFIX and DESTDIR: remove what install put there"
@@ -267,6 +268,7 @@ $(BUILD)/dump_grads: tests/bench/dump_grads.c $(BUILD)/libgtool-core.a $(BUILD)/
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_BIN)
 	@sh tests/bench.sh $(BUILD)
+	@$(MAKE) --no-print-directory bench-python
 
 # make report: stats, hist, compare and bench on every *.h5 in TRACES (a
 # folder or one file) into reports/<name>/ (tools/report.sh).  The charts
@@ -339,6 +341,19 @@ check-examples: all
 check-python: all
 	@mkdir -p $(RESULTS)
 	@PYTHON=$(PYTHON) GTOOL_BUILD=$(abspath $(BUILD)) sh tests/run-pytest.sh $(RESULTS)/pytest.txt
+
+# The Python package's overhead against the C API, the DDP hook against plain
+# DDP (python/bench/bench.py; part of make bench)
+$(BUILD)/bench_api: python/bench/bench_api.c $(SO_LIBS)
+	$(CC) $(CFLAGS_ALL) -Iapi -o $@ $< -L$(BUILD) -lgtool -Wl,-rpath,$(abspath $(BUILD))
+bench-python: all $(BUILD)/bench_api
+	@$(PYTHON) python/bench/bench.py $(BUILD)
+
+# The convergence experiment: DDP on loopback with gtool's codecs in the
+# gradient exchange (tools/convergence.py; README "gtool in Python and PyTorch")
+CONVERGENCE_ARGS ?=
+convergence: all
+	$(PYTHON) tools/convergence.py --out $(BUILD)/convergence --gtool $(BUILD)/gtool $(CONVERGENCE_ARGS)
 
 # ---- code checks --------------------------------------------------------
 lint:

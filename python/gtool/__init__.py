@@ -61,18 +61,18 @@ def compress(x, codec="huffexp", dtype=None, optimizer=None, param=None, state=N
     """
     arr, dt = as_array(x, dtype)
     ctx = OptContext.make(optimizer, param, state, hparams)
+    spec = codec.encode()
+    dims = _dims(arr.shape)
     err = _lib.ErrBuf()
-    out = ctypes.c_void_p()
     n = ctypes.c_size_t()
-    rc = _lib.lib.gtool_compress_alloc(codec.encode(), dt, _dims(arr.shape), arr.ndim,
-                                       arr.ctypes.data, arr.nbytes,
-                                       ctx.handle if ctx is not None else None,
-                                       ctypes.byref(out), ctypes.byref(n), ctypes.byref(err))
-    _lib.check(rc, err)
-    try:
-        return ctypes.string_at(out, n.value)
-    finally:
-        _lib.lib.gtool_free(out)
+
+    def fill(ptr, cap):
+        _lib.check(_lib.lib.gtool_compress(spec, dt, dims, arr.ndim, arr.ctypes.data, arr.nbytes,
+                                           ctx.handle if ctx is not None else None, ptr, cap,
+                                           ctypes.byref(n), ctypes.byref(err)), err)
+        return n.value
+
+    return _lib.bytes_of(_lib.lib.gtool_compress_bound(dt, arr.size), fill)
 
 
 def _blob(blob):

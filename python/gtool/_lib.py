@@ -163,3 +163,36 @@ def check(rc, err=None):
     if rc < 0:
         fail(rc, err.msg if err is not None else None)
     return rc
+
+
+# bytes_of(cap, fill): a bytes object that fill(address, cap) -> length writes
+# into.  On CPython the bytes object itself is the buffer (made uninitialized,
+# then shrunk in place to the length), so a large result is never copied;
+# elsewhere a bytearray is filled and copied.
+try:
+    _api = ctypes.pythonapi
+    _bytes_new = _api.PyBytes_FromStringAndSize
+    _bytes_new.restype = ctypes.py_object
+    _bytes_new.argtypes = [ctypes.c_void_p, ctypes.c_ssize_t]
+    _bytes_ptr = _api.PyBytes_AsString
+    _bytes_ptr.restype = ctypes.c_void_p
+    _bytes_ptr.argtypes = [ctypes.py_object]
+    _bytes_resize = _api._PyBytes_Resize
+    _bytes_resize.restype = ctypes.c_int
+    _bytes_resize.argtypes = [ctypes.POINTER(ctypes.py_object), ctypes.c_ssize_t]
+except (AttributeError, OSError):
+    _bytes_new = None
+
+
+def bytes_of(cap, fill):
+    if cap == 0:
+        raise Error("size overflow", -9)
+    if _bytes_new is None:
+        buf = bytearray(cap)
+        n = fill(ctypes.addressof((ctypes.c_char * cap).from_buffer(buf)), cap)
+        return bytes(memoryview(buf)[:n])
+    cell = ctypes.py_object(_bytes_new(None, cap))  # the only reference: resizable
+    n = fill(_bytes_ptr(cell.value), cap)
+    if n != cap:
+        _bytes_resize(ctypes.byref(cell), n)
+    return cell.value

@@ -1,4 +1,4 @@
-/* breakeven.c - seed 003's break-even model (Eq. 1-4) for measured codecs */
+/* breakeven.c - the break-even model (Eq. 1-4) of Wang et al., FFT-based Gradient Sparsification (HPDC '20), for measured codecs */
 #include <math.h>
 
 #include "gt_breakeven.h"

@@ -1,9 +1,9 @@
-/* gt_breakeven.h - when does a codec pay off on a link: seed 003's model */
+/* gt_breakeven.h - when does a codec pay off on a link: the FFT paper's model */
 #ifndef GT_BREAKEVEN_H
 #define GT_BREAKEVEN_H
 
 /*
- * The break-even model of seed 003 (§3.3, Eq. 1-4), with a codec's
+ * The break-even model of Wang et al. (FFT-based Gradient Sparsification, HPDC '20) (§3.3, Eq. 1-4), with a codec's
  * measured throughputs in place of the paper's sum of primitive stages.
  * For a message of M bytes, a link of B bytes/s, a codec that compresses
  * at Tc and decompresses at Td (bytes of original data per second) and

@@ -1,4 +1,4 @@
-/* breakeven.c - `gtool breakeven`: which codecs pay off on which links (seed 003 Eq. 4) */
+/* breakeven.c - `gtool breakeven`: which codecs pay off on which links (the FFT paper's break-even model, Eq. 4) */
 #include <argp.h>
 #include <math.h>
 #include <stdio.h>
@@ -71,7 +71,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 const struct argp breakeven_argp = {
 	options, parse_opt, "--from BENCH.json\nDATA",
-	"Seed 003's break-even model (§3.3, Eq. 1-4): for each link speed and "
+	"The break-even model of Wang et al., FFT-based Gradient Sparsification for "
+	"the Distributed Training of Deep Neural Networks (HPDC '20, §3.3, "
+	"Eq. 1-4): for each link speed and "
 	"each codec measured by gtool bench, the smallest compression factor "
 	"k_min = 1 / (1 - B (1/Tc + 1/Td)) that pays for compressing at Tc and "
 	"decompressing at Td on a link of B bytes/s, and whether the codec's own "

@@ -18,7 +18,6 @@
 #define GT_STR(x) GT_STR_(x)
 
 const char *argp_program_version = "gtool " GT_STR(GT_VERSION);
-const char *argp_program_bug_address = "the gtool issue tracker";
 
 struct command {
 	const char *name;
@@ -35,7 +34,7 @@ static const struct command commands[] = {
 	  "ring allreduce with each codec against none (GComp Fig. 10)" },
 	{ "bench", cmd_bench, &bench_argp, "codec throughput on data in memory: median, min, max MB/s" },
 	{ "breakeven", cmd_breakeven, &breakeven_argp,
-	  "which codecs pay off on which links (seed 003, Eq. 4)" },
+	  "which codecs pay off on which links (a break-even model)" },
 	{ "compare", cmd_compare, &compare_argp, "every codec on one file: size ratio, speed, error, update fidelity" },
 	{ "compress", cmd_compress, &compress_argp, "compress tensors into a .gtz file" },
 	{ "decompress", cmd_decompress, &decompress_argp, "decompress a .gtz file to HDF5, .npy or raw" },

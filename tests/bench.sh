@@ -39,7 +39,7 @@ echo "== 1b. gcomp with the optimizer context of a real trace, one thread ($reps
 	--synthetic --values 4194304 --optim adam
 
 echo
-echo "== 1c. lossy codecs of issue 5, one thread ($reps runs): tfp and rangeq (target >= 2000 MB/s"
+echo "== 1c. lossy codecs, one thread ($reps runs): tfp and rangeq (target >= 2000 MB/s"
 echo "   each way), fft (target >= 200 MB/s); best loops the CPU has, then the portable ones"
 lossy="--codec tfp:bits=4 --codec tfp:bits=8 --codec tfp:bits=12 --codec tfp:bits=16
 	--codec tfp:bits=24 --codec tfp:bits=4,round=stochastic --codec tfp:bits=8,round=stochastic

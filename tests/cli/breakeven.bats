@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# breakeven.bats - `gtool breakeven`: seed 003's Eq. 4 against awk, the
+# breakeven.bats - `gtool breakeven`: the break-even model's Eq. 4 against awk, the
 # formats, and the errors
 
 bats_require_minimum_version 1.5.0

@@ -1,4 +1,4 @@
-/* test_breakeven.c - unit tests of analysis/breakeven.c (seed 003 Eq. 1-4) */
+/* test_breakeven.c - unit tests of analysis/breakeven.c (Eq. 1-4 of the FFT sparsification paper) */
 #include <math.h>
 
 #include "check.h"

@@ -27,8 +27,8 @@ OPT ?= -O2 -g
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # Every object is position-independent, so the one object tree serves the
-# gtool binary, libgtool.a and libgtool.so (measured: no codec slows down,
-# README "Using libgtool from C"); hidden visibility keeps all but the
+# gtool binary, libgtool.a and libgtool.so (measured: the codecs run the same
+# instructions, README "Speed and size"); hidden visibility keeps all but the
 # GTOOL_API functions of api/ out of the shared library's symbol table.
 PIC = -fPIC -fvisibility=hidden
 CFLAGS_ALL = -std=c11 -D_GNU_SOURCE -DGT_VERSION=$(VERSION) $(OPT) $(WARN) \
@@ -80,8 +80,9 @@ MPI_BIN := $(if $(HAVE_MPI),$(BUILD)/gtool-mpi)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: report all deps check check-unit check-asan check-cli check-fuzz check-fuzz-run fuzz-build demo bench check-python convergence bench-python \
-	install uninstall clean help lint funclen format-check valgrind fuzz check-examples examples
+.PHONY: report all deps check check-unit check-asan check-cli check-fuzz check-fuzz-run fuzz-build demo bench \
+	install uninstall clean help lint funclen format-check valgrind fuzz check-examples \
+	check-python convergence bench-python
 
 all: $(BUILD)/gtool $(BUILD)/libgtool.a $(SO_LIBS) $(BUILD)/gtool.pc $(LINKS) $(MPI_BIN)
 
@@ -89,7 +90,9 @@ help:
 	@echo "make deps     install the Debian packages gtool needs (when missing)"
 	@echo "make          build $(BUILD)/gtool, libgtool (.a, .so, gtool.pc) and the gtool-SUB links"
 	@echo "              (and $(BUILD)/gtool-mpi for gtool allreduce when mpicc is found; MPI=0 skips)"
-	@echo "make check    every test: unit (plain and ASan+UBSan), Bats, fuzz replay, libFuzzer, pytest"
+	@echo "make check    every test: unit (plain and ASan+UBSan), Bats, fuzz replay, libFuzzer, examples, pytest"
+	@echo "make check-examples  examples/ and gtool.h built against a temporary install of libgtool"
+	@echo "make check-python    the Python package's tests (pytest on tests/python)"
 	@echo "make fuzz     libFuzzer on every target, FUZZ_SECONDS=$(FUZZ_SECONDS) each (clang)"
 	@echo "make demo     run gtool on the bundled sample traces"
 	@echo "make bench    throughput of stats and the codecs against zstd"
@@ -134,7 +137,8 @@ $(BUILD)/$(SO_FILE): $(LIBGTOOL_OBJ) api/libgtool.map
 $(BUILD)/$(SO_NAME) $(BUILD)/libgtool.so: $(BUILD)/$(SO_FILE)
 	@ln -sf $(if $(findstring $(SO_NAME),$@),$(SO_FILE),$(SO_NAME)) $@
 
-# gtool.pc for the installed tree (PREFIX); Debian's .pc names
+# gtool.pc for PREFIX (install writes its own for the PREFIX it is given);
+# Requires.private names Debian's .pc files
 $(BUILD)/gtool.pc: gtool.pc.in Makefile
 	@mkdir -p $(BUILD)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
@@ -297,9 +301,7 @@ MAN1 := $(notdir $(wildcard man/*.1))
 MAN3 := $(notdir $(wildcard man/*.3))
 MAN5 := $(notdir $(wildcard man/*.5))
 
-# gtool.pc is made for PREFIX: remade when install's PREFIX differs
 install: all
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' gtool.pc.in > $(BUILD)/gtool.pc
 	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man3 $(MANDIR)/man5 $(COMPDIR) \
 		$(LIBDIR) $(PCDIR) $(INCDIR)
 	install -m 755 $(BUILD)/gtool $(BINDIR)/gtool
@@ -315,7 +317,8 @@ install: all
 	ln -sf $(SO_FILE) $(LIBDIR)/$(SO_NAME)
 	ln -sf $(SO_NAME) $(LIBDIR)/libgtool.so
 	install -m 644 api/gtool.h $(INCDIR)/
-	install -m 644 $(BUILD)/gtool.pc $(PCDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' gtool.pc.in > $(PCDIR)/gtool.pc
+	chmod 644 $(PCDIR)/gtool.pc
 	install -d $(PYDIR)/gtool
 	install -m 644 $(wildcard python/gtool/*.py) $(PYDIR)/gtool/
 

@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "api_impl.h"
+#include "../formats/gt_ght.h"
 #include "../formats/gt_gtz.h"
+#include "../lib/gt_huff.h"
 #include "../lib/banned.h"
 
 /* What gtz_impl.h's reader accepts per attribute, so a file we write reads back. */
@@ -20,6 +22,10 @@ struct gtool_writer {
 	struct gt_optim optim;    /* the open tensor's, at a stable address */
 	const struct gtool_optctx *opt;
 	int aux;                  /* the codec uses the optimizer context */
+	uint32_t block_values, chunk_values; /* 0: the defaults */
+	int err;                  /* a failed write: the stream is lost, or 0 */
+	void *table;              /* gtool_writer_table's, gt_huff_save bytes */
+	size_t table_len;
 	char msg[256];
 };
 
@@ -27,6 +33,7 @@ struct gtool_reader {
 	struct gt_gtz_reader *r;
 	FILE *f;                  /* gtool_reader_open_path's */
 	int ev, in_tensor, have;  /* last event; 0 before the first */
+	int err;                  /* the error that stopped the reading, or 0 */
 	uint64_t seen;            /* values of the current tensor delivered */
 	char msg[256];
 };
@@ -36,6 +43,14 @@ struct gtool_reader {
 static int w_fail(struct gtool_writer *w, int rc, const struct gt_diag *d)
 {
 	return api_msg(w->msg, rc, d);
+}
+
+/* A failure after bytes went out: every later call repeats it. */
+static int w_lost(struct gtool_writer *w, int rc, const struct gt_diag *d)
+{
+	w->err = rc;
+	w->done = 1;
+	return w_fail(w, rc, d);
 }
 
 static int w_failf(struct gtool_writer *w, int rc, const char *what)
@@ -182,9 +197,59 @@ GTOOL_API int gtool_writer_attr_str(struct gtool_writer *w, const char *name, co
 	return attr_add(w, name, GT_ATTR_STR, s, s ? strlen(s) : 0);
 }
 
+GTOOL_API int gtool_writer_blocks(struct gtool_writer *w, uint32_t block_values,
+				  uint32_t chunk_values)
+{
+	if (!w)
+		return GT_ERR(INVAL);
+	if ((block_values && (block_values < GT_GTZ_CHUNK_MIN || block_values > GT_GTZ_BLOCK_MAX)) ||
+	    (chunk_values && chunk_values < GT_GTZ_CHUNK_MIN))
+		return w_failf(w, GT_ERR(INVAL), "block size out of [64, 2^24] or chunk size below 64");
+	w->block_values = block_values;
+	w->chunk_values = chunk_values;
+	return 0;
+}
+
+GTOOL_API int gtool_writer_table(struct gtool_writer *w, const char *ght_path)
+{
+	struct gt_huff_table *probe;
+	struct gt_ght g;
+	struct gt_diag d = { "" };
+	int rc;
+
+	if (!w)
+		return GT_ERR(INVAL);
+	free(w->table);
+	w->table = NULL;
+	w->table_len = 0;
+	if (!ght_path)
+		return 0;
+	rc = gt_ght_read(ght_path, &g, &d);
+	if (rc < 0) {
+		snprintf(w->msg, sizeof(w->msg), "%.120s: %.120s", ght_path,
+			 d.msg[0] ? d.msg : gt_strerror(rc));
+		return rc;
+	}
+	probe = malloc(sizeof(*probe));
+	rc = probe ? gt_huff_load(probe, g.table, g.table_len, GT_HUFF_STATIC) : GT_ERR(NOMEM);
+	free(probe);
+	if (rc < 0) {
+		gt_ght_release(&g);
+		snprintf(w->msg, sizeof(w->msg), "%s: impossible code table", ght_path);
+		return GT_ERR(CORRUPT);
+	}
+	w->table = g.table;
+	w->table_len = g.table_len;
+	g.table = NULL;
+	gt_ght_release(&g);
+	return 0;
+}
+
 /* Whether the writer can take a group or tensor now. */
 static int writer_idle(struct gtool_writer *w)
 {
+	if (w->err)
+		return w->err;
 	if (w->done)
 		return w_failf(w, GT_ERR(INVAL), "the writer was committed");
 	if (w->open)
@@ -207,7 +272,7 @@ GTOOL_API int gtool_writer_group(struct gtool_writer *w, const char *name)
 	g.attrs = w->pending;
 	rc = gt_gtz_write_group(w->w, &g, &d);
 	gt_attrs_release(&w->pending);
-	return rc < 0 ? w_fail(w, rc, &d) : 0;
+	return rc < 0 ? w_lost(w, rc, &d) : 0;
 }
 
 /* The optimizer context of the tensor about to start, checked. */
@@ -255,6 +320,15 @@ static int begin_checked(struct gtool_writer *w, struct gt_tensor_info *t,
 	if (rc < 0)
 		return w_fail(w, rc, &d);
 	c.params.dtype = t->dtype;
+	c.block_values = w->block_values;
+	c.chunk_values = w->chunk_values;
+	if (w->table && !(gt_codec_flags(c.codec) & GT_CODEC_TABLE)) {
+		snprintf(w->msg, sizeof(w->msg), "codec %s does not use a Huffman table",
+			 gt_codec_name(c.codec));
+		return GT_ERR(INVAL);
+	}
+	c.params.table = w->table;
+	c.params.table_len = w->table_len;
 	if (opt)
 		w->optim = opt->o;
 	c.params.optim = opt ? &w->optim : NULL;
@@ -262,6 +336,8 @@ static int begin_checked(struct gtool_writer *w, struct gt_tensor_info *t,
 	GT_TRY(probe_aux(w, &c));
 	GT_TRY(writer_aux(w, opt));
 	rc = gt_gtz_begin(w->w, t, &c, &d);
+	if (rc == GT_ERR(IO))
+		return w_lost(w, rc, &d);
 	if (rc < 0)
 		return w_fail(w, rc, &d);
 	w->open = 1;
@@ -308,6 +384,8 @@ GTOOL_API int gtool_writer_write(struct gtool_writer *w, const void *src, size_t
 
 	if (!w)
 		return GT_ERR(INVAL);
+	if (w->err)
+		return w->err;
 	if (!w->open || w->done)
 		return w_failf(w, GT_ERR(INVAL), "no tensor is open");
 	if (!src && src_len)
@@ -325,10 +403,8 @@ GTOOL_API int gtool_writer_write(struct gtool_writer *w, const void *src, size_t
 		a.state[1] = o->state[1] ? o->state[1] + w->seen : NULL;
 	}
 	rc = gt_gtz_write_aux(w->w, src, o ? &a : NULL, n, &d);
-	if (rc < 0) {
-		w->done = 1;
-		return w_fail(w, rc, &d);
-	}
+	if (rc < 0)
+		return w_lost(w, rc, &d);
 	w->seen += n;
 	return 0;
 }
@@ -340,6 +416,8 @@ GTOOL_API int gtool_writer_end(struct gtool_writer *w)
 
 	if (!w)
 		return GT_ERR(INVAL);
+	if (w->err)
+		return w->err;
 	if (!w->open || w->done)
 		return w_failf(w, GT_ERR(INVAL), "no tensor is open");
 	if (w->seen != w->count)
@@ -347,11 +425,7 @@ GTOOL_API int gtool_writer_end(struct gtool_writer *w)
 	rc = gt_gtz_end(w->w, &d);
 	w->open = 0;
 	w->opt = NULL;
-	if (rc < 0) {
-		w->done = 1;
-		return w_fail(w, rc, &d);
-	}
-	return 0;
+	return rc < 0 ? w_lost(w, rc, &d) : 0;
 }
 
 GTOOL_API int gtool_writer_commit(struct gtool_writer *w)
@@ -364,7 +438,7 @@ GTOOL_API int gtool_writer_commit(struct gtool_writer *w)
 	GT_TRY(writer_idle(w));
 	w->done = 1;
 	rc = gt_gtz_writer_commit(w->w, &d);
-	return rc < 0 ? w_fail(w, rc, &d) : 0;
+	return rc < 0 ? w_lost(w, rc, &d) : 0;
 }
 
 GTOOL_API uint64_t gtool_writer_bytes(const struct gtool_writer *w)
@@ -378,6 +452,7 @@ GTOOL_API void gtool_writer_free(struct gtool_writer *w)
 		return;
 	gt_gtz_writer_free(w->w);
 	gt_attrs_release(&w->pending);
+	free(w->table);
 	free(w);
 }
 
@@ -510,6 +585,8 @@ GTOOL_API int gtool_reader_next(struct gtool_reader *r, int *ev_ret)
 		return GT_ERR(INVAL);
 	if (!ev_ret)
 		return r_failf(r, GT_ERR(INVAL), "no place for the event");
+	if (r->err)
+		return r->err; /* the stream cannot be resynchronized; msg kept */
 	if (r->have && r->ev == GTOOL_EV_EOF) {
 		*ev_ret = GTOOL_EV_EOF;
 		return 0;
@@ -522,8 +599,13 @@ GTOOL_API int gtool_reader_next(struct gtool_reader *r, int *ev_ret)
 		r->seen += n;
 	}
 	rc = gt_gtz_next(r->r, &ev, &d);
-	if (rc < 0)
+	if (rc < 0) {
+		/* what the last event pointed to may be half torn down */
+		r->err = rc;
+		r->in_tensor = 0;
+		r->ev = -1;
 		return r_fail(r, rc, &d);
+	}
 	r->have = 1;
 	r->ev = (int)ev;
 	if (ev == GT_GTZ_TENSOR) {
@@ -538,7 +620,7 @@ GTOOL_API int gtool_reader_next(struct gtool_reader *r, int *ev_ret)
 
 GTOOL_API const char *gtool_reader_name(const struct gtool_reader *r)
 {
-	if (!r || !r->have || r->ev == GTOOL_EV_EOF)
+	if (!r || !r->have || r->err || r->ev == GTOOL_EV_EOF)
 		return NULL;
 	return r->in_tensor ? gt_gtz_tensor(r->r)->info.name : gt_gtz_group(r->r)->name;
 }
@@ -574,7 +656,7 @@ GTOOL_API int gtool_reader_codec(const struct gtool_reader *r, char *buf, size_t
 
 static const struct gt_attrs *cur_attrs(const struct gtool_reader *r)
 {
-	if (!r || !r->have || r->ev == GTOOL_EV_EOF)
+	if (!r || !r->have || r->err || r->ev == GTOOL_EV_EOF)
 		return NULL;
 	return r->in_tensor ? &gt_gtz_tensor(r->r)->info.attrs : &gt_gtz_group(r->r)->attrs;
 }

@@ -36,7 +36,10 @@
  *    NULL.  Pointers into a context (names, attributes, decoded data) stay
  *    valid until the next call on that context, or as each says.
  *  - The library never prints, never exits or aborts on bad input, never
- *    reads the environment and holds no mutable global state.
+ *    reads the environment and holds no mutable global state.  (libhdf5,
+ *    which gtool_trace_open() uses for HDF5 files, reads its own HDF5_*
+ *    variables.)  Writing to a descriptor whose reader has gone raises
+ *    SIGPIPE, as write(2) does, unless the program ignores it.
  *
  * Thread safety:
  *  - Functions without a context (gtool_compress, gtool_decompress,
@@ -65,7 +68,11 @@ extern "C" {
 #define GTOOL_VERSION_PATCH 0
 #define GTOOL_VERSION_NUMBER \
 	(GTOOL_VERSION_MAJOR * 10000 + GTOOL_VERSION_MINOR * 100 + GTOOL_VERSION_PATCH)
-#define GTOOL_VERSION_STRING "0.1.0"
+#define GTOOL_STR_(x) #x
+#define GTOOL_STR(x) GTOOL_STR_(x)
+#define GTOOL_VERSION_STRING \
+	GTOOL_STR(GTOOL_VERSION_MAJOR) "." GTOOL_STR(GTOOL_VERSION_MINOR) "." \
+	GTOOL_STR(GTOOL_VERSION_PATCH)
 
 /* The version of the library linked in ("0.1.0"); compare with the
  * GTOOL_VERSION_* macros of the header compiled against.  Static string. */
@@ -281,6 +288,10 @@ struct gtool_attr {
  * (name, dtype, shape, attributes, values coded block by block), in the
  * order written.  `gtool decompress` turns it back into HDF5 or raw.
  *	open -> [attr*] group | [attr*] begin -> write* -> end ... -> commit -> free
+ * A call that fails for a reason of the data or of the call order
+ * (GTOOL_E_INVAL, _NOTFOUND, _TYPE) leaves the writer as it was; once
+ * writing the stream failed (GTOOL_E_IO, a coding error), every later
+ * call returns that error and the message stays.
  */
 struct gtool_writer;
 
@@ -318,6 +329,26 @@ int gtool_writer_attr_int(struct gtool_writer *w, const char *name,
 int gtool_writer_attr_float(struct gtool_writer *w, const char *name,
 			    const double *v, size_t n);
 int gtool_writer_attr_str(struct gtool_writer *w, const char *name, const char *s);
+
+/*
+ * gtool_writer_blocks - the block and chunk sizes, in values, of the
+ * tensors begun after it (0: the defaults, 2^20 and 2^16).  A block is
+ * what a reader decodes at once (one GTOOL_EV_DATA); its chunks are coded
+ * in parallel.  Blocks hold 64 to 2^24 values; a chunk is cut to its block.
+ * @return 0, GTOOL_E_INVAL (out of range).
+ */
+int gtool_writer_blocks(struct gtool_writer *w, uint32_t block_values,
+			uint32_t chunk_values);
+
+/*
+ * gtool_writer_table - code the tensors begun after it with the static
+ * exponent table of the .ght file @ght_path (`gtool huffman build`), as
+ * `gtool compress --table` does; NULL goes back to a table per block.
+ * Only codecs that take a table (huffexp, gcomp) may then begin.
+ * @return 0, GTOOL_E_IO, GTOOL_E_CORRUPT (not a .ght file, an impossible
+ *	code), GTOOL_E_UNSUPPORTED, GTOOL_E_NOMEM.
+ */
+int gtool_writer_table(struct gtool_writer *w, const char *ght_path);
 
 /* gtool_writer_group - record HDF5 group @name ("/step_000100", "/" for
  * the root) with the pending attributes; not while a tensor is open. */
@@ -380,7 +411,9 @@ void gtool_reader_free(struct gtool_reader *r);
 
 /*
  * gtool_reader_next - the next event into *@ev_ret (an enum gtool_event).
- * After GTOOL_EV_EOF it keeps returning GTOOL_EV_EOF.
+ * After GTOOL_EV_EOF it keeps returning GTOOL_EV_EOF; after an error it
+ * keeps returning that error (a stream cannot be resynchronized), and the
+ * accessors below answer as before the first event.
  * @return 0, GTOOL_E_CORRUPT (a CRC, a length), GTOOL_E_TRUNCATED, GTOOL_E_IO.
  */
 int gtool_reader_next(struct gtool_reader *r, int *ev_ret);
@@ -519,7 +552,7 @@ struct gtool_fidelity {
 	uint64_t values;       /* parameters stepped */
 	uint64_t identical;    /* bit-identical new parameters */
 	uint64_t max_ulp;      /* UINT64_MAX when a pair differs by a NaN */
-	double max_rel;        /* max |θ_g - θ_ĝ| / |θ_g| */
+	double max_rel;        /* max |p_g - p_ghat| / |p_g| (new parameters) */
 	double identical_pct;  /* 100 * identical / values */
 	uint64_t py_values;    /* with @next: parameters compared with PyTorch's */
 	uint64_t py_identical; /* ... and bit-identical to it */
@@ -529,7 +562,7 @@ struct gtool_fidelity {
  * gtool_update_fidelity - step @n parameters once with the original
  * gradient @g and once with its reconstruction @ghat (f32, as PyTorch does
  * on the CPU), from the parameter and state in @opt, and compare the two
- * new parameters.  @next (NULL: none) is PyTorch's θ_t, to check gtool's
+ * new parameters.  @next (NULL: none) is PyTorch's new parameter, to check gtool's
  * step with @g against it.  @opt must hold a param of @n values.
  * @return 0, GTOOL_E_INVAL, GTOOL_E_NOTFOUND (hyper-parameter missing),
  *	GTOOL_E_UNSUPPORTED, GTOOL_E_NOMEM.

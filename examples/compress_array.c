@@ -6,7 +6,6 @@
  * Build by hand against an installed libgtool:
  *	cc compress_array.c -o compress_array $(pkg-config --cflags --libs gtool)
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +28,7 @@ static void fill(float *g, float *param, float *m, float *v)
 	for (size_t i = 0; i < N; i++) {
 		s = s * 1103515245u + 12345u;
 		g[i] = ((float)(s >> 8) / 16777216.0f - 0.5f) * 1e-3f;
-		param[i] = 0.05f * sinf((float)i);
+		param[i] = 0.05f * (float)((int)(i % 201) - 100) / 100.0f;
 		m[i] = 0.9f * g[i];
 		v[i] = 1e-7f + g[i] * g[i];
 	}

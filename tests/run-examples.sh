@@ -59,7 +59,7 @@ run_example() {
 for src in examples/*.c; do
 	name=$(basename "$src" .c)
 	# shellcheck disable=SC2086 # pkg-config's flags are words
-	if $cc -Wall -Wextra -Werror $cflags "$src" -o "$tmp/$name-shared" $libs -lm; then
+	if $cc -Wall -Wextra -Werror $cflags "$src" -o "$tmp/$name-shared" $libs; then
 		if readelf -d "$tmp/$name-shared" | grep -q 'NEEDED.*libgtool\.so\.0'; then
 			run_example "$name" shared
 		else
@@ -69,7 +69,7 @@ for src in examples/*.c; do
 		bad "$name: cannot build against the installed libgtool.so"
 	fi
 	# shellcheck disable=SC2086
-	if $cc -Wall -Wextra -Werror $cflags "$src" -o "$tmp/$name-static" $slibs -lm; then
+	if $cc -Wall -Wextra -Werror $cflags "$src" -o "$tmp/$name-static" $slibs; then
 		if readelf -d "$tmp/$name-static" | grep -q 'libgtool'; then
 			bad "$name (static) still needs libgtool.so"
 		else
@@ -81,7 +81,8 @@ for src in examples/*.c; do
 done
 
 # the example program of man/libgtool.3, as printed
-sed -n '/^\.EX$/,/^\.EE$/p' man/libgtool.3 | sed -e '1d' -e '$d' -e 's/\\e/\\/g' -e 's/\\-/-/g' >"$tmp/man3.c"
+sed -n '/^\.SH EXAMPLES/,/^\.SH /p' man/libgtool.3 | sed -n '/^\.EX$/,/^\.EE$/p' |
+	sed -e '1d' -e '$d' -e 's/\\e/\\/g' -e 's/\\-/-/g' >"$tmp/man3.c"
 # shellcheck disable=SC2086
 if $cc -Wall -Wextra -Werror $cflags "$tmp/man3.c" -o "$tmp/man3" $libs &&
 	(cd "$tmp" && LD_LIBRARY_PATH=$prefix/lib ./man3 >man3.out) &&

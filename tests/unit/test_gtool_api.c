@@ -29,6 +29,8 @@ static float *random_f32(size_t n, int specials)
 
 static void test_version(void)
 {
+	/* the header's version is the Makefile's VERSION (-DGT_VERSION) */
+	CHECK(!strcmp(GTOOL_VERSION_STRING, GTOOL_STR(GT_VERSION)));
 	CHECK(!strcmp(gtool_version(), GTOOL_VERSION_STRING));
 	CHECK(gtool_version_number() == GTOOL_VERSION_MAJOR * 10000u +
 	      GTOOL_VERSION_MINOR * 100u + GTOOL_VERSION_PATCH);
@@ -214,6 +216,21 @@ static void test_decompress_errors(void)
 		b[at] ^= 0x10;
 	}
 	CHECK_RC(gtool_decompress_info(blob, blen, NULL, &e), GTOOL_E_INVAL);
+	/* a reader that met an error stays in it, and its accessors say nothing */
+	{
+		struct gtool_reader *r = NULL;
+		int ev = -1, rc = 0;
+
+		((unsigned char *)blob)[blen - 30] ^= 1;
+		CHECK_RC(gtool_reader_open_mem(blob, blen, 1, &r, &e), 0);
+		while (rc == 0 && ev != GTOOL_EV_EOF)
+			rc = gtool_reader_next(r, &ev);
+		CHECK(rc == GTOOL_E_CORRUPT && gtool_reader_name(r) == NULL);
+		CHECK(gtool_reader_nattrs(r) == 0 && gtool_reader_info(r, &info) == GTOOL_E_INVAL);
+		CHECK_RC(gtool_reader_next(r, &ev), GTOOL_E_CORRUPT);
+		CHECK(gtool_reader_errmsg(r)[0] != '\0');
+		gtool_reader_free(r);
+	}
 	gtool_free(blob);
 }
 
@@ -439,6 +456,10 @@ static void test_stream(void)
 	for (size_t i = 0; i < nd; i++)
 		d[i] = (double)i * 1e-7 - 3;
 	CHECK_RC(gtool_writer_open_cb(mem_write, &m, 3, &w, &e), 0);
+	CHECK_RC(gtool_writer_blocks(w, 63, 0), GTOOL_E_INVAL);
+	CHECK_RC(gtool_writer_blocks(w, (1u << 24) + 1, 0), GTOOL_E_INVAL);
+	CHECK_RC(gtool_writer_blocks(w, 0, 10), GTOOL_E_INVAL);
+	CHECK_RC(gtool_writer_blocks(w, 50000, 4096), 0); /* several blocks per tensor */
 	write_file(w, a, na, d, nd);
 	CHECK(gtool_writer_bytes(w) == m.len);
 	gtool_writer_free(w);
@@ -446,6 +467,24 @@ static void test_stream(void)
 	CHECK_RC(gtool_reader_open_mem(m.p, m.len, 2, &r, &e), 0);
 	read_file(r, a, na, d, nd);
 	gtool_reader_free(r);
+	/* block by block: 210003 values in blocks of 50000 */
+	CHECK_RC(gtool_reader_open_mem(m.p, m.len, 1, &r, &e), 0);
+	{
+		uint64_t next = 0, first = 1;
+		size_t blocks = 0, len = 0;
+		const void *p;
+
+		while (gtool_reader_next(r, &ev) == 0 && ev != GTOOL_EV_TENSOR_END)
+			if (ev == GTOOL_EV_DATA) {
+				CHECK_RC(gtool_reader_data(r, &p, &len, &first), 0);
+				CHECK(first == next && !memcmp(p, a + first, len));
+				next += len / 4;
+				blocks++;
+			}
+		CHECK(blocks == 5 && next == na);
+	}
+	gtool_reader_free(r);
+	ev = -1;
 	/* through a callback, then to the end */
 	CHECK_RC(gtool_reader_open_cb(mem_read, &m, 1, &r, &e), 0);
 	read_file(r, a, na, d, nd);
@@ -465,6 +504,9 @@ static void test_stream(void)
 				    "0123456789012345678901234567890123456789") == 0);
 	CHECK_RC(gtool_writer_group(w, "/"), 0);
 	CHECK_RC(gtool_writer_commit(w), GTOOL_E_IO);
+	CHECK(!strcmp(gtool_writer_errmsg(w), "write error: Input/output error"));
+	CHECK_RC(gtool_writer_group(w, "/a"), GTOOL_E_IO); /* the stream is lost */
+	CHECK_RC(gtool_writer_write(w, a, 4), GTOOL_E_IO);
 	CHECK(!strcmp(gtool_writer_errmsg(w), "write error: Input/output error"));
 	gtool_writer_free(w);
 	free(m.p);
@@ -517,6 +559,89 @@ static void test_fd_and_path(void)
 	CHECK_RC(gtool_reader_open_path(path, 1, &r, &e), GTOOL_E_IO);
 	CHECK(strstr(e.msg, "No such file") != NULL);
 	free(a);
+}
+
+/* A file `gtool compress -d /step_000001/grad/2.bias samples/mlp_sgd.h5`
+ * wrote: every group with its attributes, and the tensor's values equal
+ * to what the HDF5 reader gives for the dataset. */
+static void test_cli_file(void)
+{
+	struct gtool_reader *r = NULL;
+	struct gtool_trace *t = NULL;
+	struct gtool_errbuf e;
+	struct gtool_attr a;
+	float v[64], h[64];
+	size_t len = 0, idx = 0, groups = 0, tensors = 0;
+	int ev = -1, root_sgd = 0;
+
+	CHECK_RC(gtool_reader_open_path("tests/fixtures/mlp_sgd_bias.gtz", 1, &r, &e), 0);
+	while (r && ev != GTOOL_EV_EOF && gtool_reader_next(r, &ev) == 0) {
+		if (ev == GTOOL_EV_GROUP && !strcmp(gtool_reader_name(r), "/"))
+			for (size_t i = 0; i < gtool_reader_nattrs(r); i++)
+				root_sgd |= gtool_reader_attr(r, i, &a) == 0 &&
+					    !strcmp(a.name, "optimizer") && !strcmp(a.s, "sgd");
+		groups += ev == GTOOL_EV_GROUP;
+		if (ev == GTOOL_EV_TENSOR) {
+			tensors++;
+			CHECK(!strcmp(gtool_reader_name(r), "/step_000001/grad/2.bias"));
+			CHECK_RC(gtool_reader_read_tensor(r, v, sizeof(v), &len), 0);
+		}
+	}
+	CHECK(ev == GTOOL_EV_EOF && groups == 29 && tensors == 1 && root_sgd && len == sizeof(v));
+	gtool_reader_free(r);
+	CHECK_RC(gtool_trace_open("samples/mlp_sgd.h5", &t, &e), 0);
+	CHECK_RC(gtool_trace_find(t, "/step_000001/grad/2.bias", &idx), 0);
+	CHECK_RC(gtool_trace_read(t, idx, 0, h, sizeof(h), &len), 0);
+	CHECK(len == sizeof(h) && !memcmp(v, h, sizeof(v)));
+	gtool_trace_free(t);
+}
+
+/* The tensor of a one-tensor stream written with the table of @ght (or none). */
+static void write_with_table(const char *ght, const float *v, size_t n, struct mem *m)
+{
+	struct gtool_writer *w = NULL;
+	const uint64_t dims[1] = { n };
+
+	CHECK_RC(gtool_writer_open_cb(mem_write, m, 1, &w, NULL), 0);
+	CHECK_RC(gtool_writer_table(w, ght), 0);
+	CHECK_RC(gtool_writer_begin(w, "t", "huffexp", GTOOL_F32, dims, 1, NULL), 0);
+	CHECK_RC(gtool_writer_write(w, v, n * 4), 0);
+	CHECK_RC(gtool_writer_end(w), 0);
+	CHECK_RC(gtool_writer_commit(w), 0);
+	gtool_writer_free(w);
+}
+
+/* A static table from `gtool huffman build samples/mlp_sgd.h5`. */
+static void test_table(void)
+{
+	const size_t n = 5000;
+	float *v = random_f32(n, 0), *back = malloc(n * 4);
+	struct mem with = { 0 }, without = { 0 };
+	struct gtool_writer *w = NULL;
+	struct gtool_errbuf e;
+	const uint64_t dims[1] = { n };
+	size_t len = 0;
+
+	write_with_table("tests/fixtures/mlp_sgd.ght", v, n, &with);
+	write_with_table(NULL, v, n, &without);
+	CHECK(with.len != without.len); /* no per-block table in the stream */
+	CHECK_RC(gtool_decompress(with.p, with.len, back, n * 4, &len, NULL, &e), 0);
+	CHECK(len == n * 4 && !memcmp(back, v, len));
+	CHECK_RC(gtool_writer_open_cb(mem_write, &without, 1, &w, NULL), 0);
+	CHECK_RC(gtool_writer_table(w, "tests/fixtures/nope.ght"), GTOOL_E_IO);
+	CHECK(!strncmp(gtool_writer_errmsg(w), "tests/fixtures/nope.ght: ", 25));
+	CHECK_RC(gtool_writer_table(w, "tests/fixtures/mlp_sgd_bias.gtz"), GTOOL_E_CORRUPT);
+	CHECK_RC(gtool_writer_table(w, "tests/fixtures/mlp_sgd.ght"), 0);
+	CHECK_RC(gtool_writer_begin(w, "t", "zstd", GTOOL_F32, dims, 1, NULL), GTOOL_E_INVAL);
+	CHECK(!strcmp(gtool_writer_errmsg(w), "codec zstd does not use a Huffman table"));
+	CHECK_RC(gtool_writer_table(w, NULL), 0);
+	CHECK_RC(gtool_writer_begin(w, "t", "zstd", GTOOL_F32, dims, 1, NULL), 0);
+	CHECK_RC(gtool_writer_table(NULL, NULL), GTOOL_E_INVAL);
+	gtool_writer_free(w);
+	free(with.p);
+	free(without.p);
+	free(v);
+	free(back);
 }
 
 /* ---- traces ----------------------------------------------------------------- */
@@ -795,6 +920,8 @@ int main(int argc, char **argv)
 	RUN(test_optctx_errors);
 	RUN(test_stream);
 	RUN(test_fd_and_path);
+	RUN(test_cli_file);
+	RUN(test_table);
 	RUN(test_trace);
 	RUN(test_metrics);
 	RUN(test_fidelity);

@@ -67,6 +67,8 @@ def optimizer_kind(optimizer):
         if g.get(flag):
             raise Error("gtool.torch: %s with %s=True is not supported"
                         % (type(optimizer).__name__, flag), -7)
+    if kind == "rmsprop" and g.get("momentum", 0):
+        raise Error("gtool.torch: RMSprop with momentum is not supported", -7)
     if kind == "sgd" and g.get("momentum", 0):
         kind = "nesterov" if g.get("nesterov") else "momentum"
     return kind

@@ -89,3 +89,49 @@ def test_gcomp_needs_optimizer():
     from gtool.torch import ddp_comm_hook
     with pytest.raises(gtool.Error, match="^ddp_comm_hook: gcomp needs optimizer="):
         ddp_comm_hook(codec="gcomp")
+
+
+class FakeBucket:
+    """What DDP hands a hook, for a direct call in one process."""
+
+    def __init__(self, params, buf, index=0):
+        self._p, self._b, self._i = params, buf, index
+
+    def buffer(self):
+        return self._b
+
+    def parameters(self):
+        return self._p
+
+    def index(self):
+        return self._i
+
+    def is_last(self):
+        return True
+
+
+@pytest.fixture
+def one_rank(tmp_path):
+    dist.init_process_group("gloo", init_method="file://" + str(tmp_path / "store"), rank=0,
+                            world_size=1)
+    yield
+    dist.destroy_process_group()
+
+
+def test_hook_bf16_and_error_feedback(one_rank):
+    import torch
+    from gtool.torch import ddp_comm_hook
+    g = torch.linspace(-1, 1, 1000).to(torch.bfloat16)
+    state, hook = ddp_comm_hook(codec="huffexp")
+    out = hook(state, FakeBucket([], g.clone())).wait()
+    assert out.dtype == torch.bfloat16 and torch.equal(out, g)
+    # top-k with error feedback: what one step drops, the next one sends
+    x = torch.zeros(1000)
+    x[:10] = torch.arange(1.0, 11.0)
+    state, hook = ddp_comm_hook(codec="topk:k=5", error_feedback=True)
+    first = hook(state, FakeBucket([], x.clone())).wait()
+    assert torch.equal(first[5:10], x[5:10]) and not first[:5].any()
+    second = hook(state, FakeBucket([], torch.zeros(1000))).wait()
+    assert torch.equal(second[:5], x[:5]) and not second[5:].any()
+    st = state.stats()
+    assert st["steps"] == 2 and st["bytes_raw_per_step"] == 4000

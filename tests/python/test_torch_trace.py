@@ -137,6 +137,8 @@ def test_refused_optimizers(tmp_path):
     model = nn.Linear(2, 2)
     for opt, msg in [(torch.optim.Adam(model.parameters(), amsgrad=True),
                       "gtool.torch: Adam with amsgrad=True is not supported"),
+                     (torch.optim.RMSprop(model.parameters(), momentum=0.9),
+                      "gtool.torch: RMSprop with momentum is not supported"),
                      (torch.optim.Adadelta(model.parameters()),
                       "gtool.torch: optimizer Adadelta is not supported (SGD, Adagrad, RMSprop, "
                       "Adam, AdamW)"),

@@ -18,7 +18,7 @@
 #include "../lib/banned.h"
 
 enum { OPT_TABLE = 256, OPT_REFRESH, OPT_BLOCK, OPT_CHUNK, OPT_DTYPE, OPT_FORMAT,
-	OPT_GRADS_ONLY };
+	OPT_GRADS_ONLY, OPT_LOSSY_META };
 
 static const struct argp_option options[] = {
 	{ "codec", 'c', "NAME[:K=V,...]", 0, "codec and its options (default huffexp; see --list-codecs)", 0 },
@@ -34,6 +34,8 @@ static const struct argp_option options[] = {
 	{ "dtype", OPT_DTYPE, "DTYPE", 0, "dtype of raw input: f32, f16, bf16, f64", 0 },
 	{ "format", OPT_FORMAT, "KIND", 0, "input format: hdf5, npy, raw (default: from the file)", 0 },
 	{ "grads-only", OPT_GRADS_ONLY, NULL, 0, "on a trace, compress the gradients and leave the rest out", 0 },
+	{ "lossy-metadata", OPT_LOSSY_META, NULL, 0, "go on, with a warning, when an attribute, "
+	  "dataset or link of the input cannot be kept exactly (else that is an error)", 0 },
 	{ "list-codecs", 'L', NULL, 0, "list the codecs and their options, then exit", 0 },
 	{ "quiet", 'q', NULL, 0, "no progress, warnings or summary", 0 },
 	{ "verbose", 'v', NULL, 0, "a line per tensor", 0 },
@@ -76,6 +78,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'L': o->list_codecs = 1; break;
 	case OPT_GRADS_ONLY: o->grads_only = 1; break;
+	case OPT_LOSSY_META: o->lossy_metadata = 1; break;
 	case ARGP_KEY_INIT: state->child_inputs[0] = &o->of; break;
 	case 'q': gt_msg_set_quiet(1); break;
 	case 'v': o->verbose = 1; break;
@@ -98,8 +101,12 @@ const struct argp compress_argp = {
 	options, parse_opt, "FILE",
 	"Compress the floating-point tensors of FILE (HDF5, .npy, raw, or '-' for "
 	"stdin) into a .gtz container. On an HDF5 file, every float dataset is "
-	"compressed and the groups and attributes are kept, so 'gtool decompress' "
-	"gives the file back.  With a lossy codec only the gradients of a trace "
+	"compressed and the rest is kept: groups, hard, soft and external links, "
+	"every attribute with its HDF5 type and bytes, and datasets of other "
+	"types (integers, booleans, strings, compounds) whole, so 'gtool "
+	"decompress' gives the file back (without its chunking, filters and "
+	"object times). What cannot be kept exactly is an error unless "
+	"--lossy-metadata is given.  With a lossy codec only the gradients of a trace "
 	"are coded with it (gcomp with the optimizer and state of their step), "
 	"and every other tensor losslessly with huffexp.",
 	children, NULL, NULL
@@ -289,15 +296,26 @@ static int compress_tensor(struct job *j, size_t i)
 static int select_tensors(struct job *j, unsigned char *sel, uint64_t *bytes)
 {
 	const struct gt_compress_opts *o = j->o;
+	const size_t n = gt_source_count(j->src);
 
-	if (gt_select_tensors(j->src, o->datasets, o->ndatasets,
-			      o->silent ? GT_SKIP_SILENT : GT_SKIP_WARN, sel) < 0)
-		return -1;
-	for (size_t i = 0; i < gt_source_count(j->src); i++) {
+	/* -d may name any dataset: non-float ones are kept whole, as
+	 * objects (keep_object), not coded here */
+	for (size_t p = 0; p < o->ndatasets; p++) {
+		size_t hits = 0;
+
+		for (size_t i = 0; i < n; i++)
+			hits += (size_t)gt_select_match(gt_source_info(j->src, i)->name,
+							&o->datasets[p], 1);
+		if (!hits)
+			return gt_error("%s: dataset %s not found", o->input, o->datasets[p]);
+	}
+	for (size_t i = 0; i < n; i++) {
 		const struct gt_tensor_info *t = gt_source_info(j->src, i);
 
-		if (o->grads_only && !gt_optctx_is_grad(&j->ctx, i))
-			sel[i] = 0;
+		sel[i] = t->dtype != GT_DT_NONE &&
+			 gt_select_match(t->name, o->datasets, o->ndatasets);
+		if ((o->grads_only && !gt_optctx_is_grad(&j->ctx, i)) || t->same_as)
+			sel[i] = 0; /* a second name is stored as a link */
 		if (sel[i] && t->count != GT_COUNT_UNKNOWN)
 			*bytes += t->count * gt_dtype_size(t->dtype);
 	}
@@ -398,14 +416,49 @@ static int refresh_tables(struct job *j, const unsigned char *sel)
 	return rc;
 }
 
+/* What the input holds that cannot be kept: an error, or with
+ * --lossy-metadata (or for compare) a warning. */
+static int check_lost(const struct job *j)
+{
+	const size_t n = gt_source_nlost(j->src);
+
+	for (size_t i = 0; i < n && !j->o->silent; i++) {
+		if (j->o->lossy_metadata)
+			gt_warn("%s: %s: not kept", j->o->input, gt_source_lost(j->src, i));
+		else
+			gt_error("%s: %s (--lossy-metadata to go on without it)",
+				 j->o->input, gt_source_lost(j->src, i));
+	}
+	return n && !j->o->lossy_metadata && !j->o->silent ? -1 : 0;
+}
+
+/* Links and non-float datasets: all of them, or those -d selects. */
+static int keep_object(void *arg, const struct gt_object *o)
+{
+	const struct job *j = arg;
+	size_t t;
+
+	if (j->o->grads_only)
+		return 0;
+	if (!j->o->ndatasets)
+		return 1;
+	if (!gt_select_match(o->name, j->o->datasets, j->o->ndatasets))
+		return 0;
+	return o->kind != GT_OBJ_HARD || gt_select_match(o->target, j->o->datasets,
+							 j->o->ndatasets) ||
+	       gt_source_find(j->src, o->target, &t) < 0;
+}
+
 static int write_all(struct job *j)
 {
 	const size_t n = gt_source_count(j->src);
 	unsigned char *sel = xcalloc(n ? n : 1, 1);
 	uint64_t total = 0;
 	struct gt_diag d = { "" };
-	int rc = select_tensors(j, sel, &total);
+	int rc = check_lost(j);
 
+	if (rc >= 0)
+		rc = select_tensors(j, sel, &total);
 	for (size_t g = 0; rc >= 0 && g < gt_source_ngroups(j->src); g++) {
 		rc = gt_gtz_write_group(j->w, gt_source_group(j->src, g), &d);
 		if (rc < 0)
@@ -418,6 +471,8 @@ static int write_all(struct job *j)
 		if (sel[i])
 			rc = compress_tensor(j, i);
 	gt_progress_end(&j->progress);
+	if (rc >= 0 && gt_gtz_write_objects(j->w, j->src, keep_object, j, &d) < 0)
+		rc = gt_error("%s: %s", d.msg[0] == 'w' ? j->o->output : j->o->input, d.msg);
 	if (rc >= 0) {
 		rc = gt_gtz_writer_commit(j->w, &d);
 		if (rc < 0)

@@ -20,6 +20,7 @@ struct gt_compress_opts {
 	struct gt_optflags of;
 	int force, verbose, grads_only;
 	int silent; /* no summary line, no warnings about skipped datasets */
+	int lossy_metadata; /* go on, with a warning, past what cannot be kept */
 };
 
 /*

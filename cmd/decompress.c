@@ -90,6 +90,8 @@ struct state {
 	struct gt_sink *sink;
 	struct gt_progress progress;
 	int sink_failed;  /* the error came from writing the output */
+	int hdf5;         /* the output holds links and whole datasets */
+	size_t dropped;   /* objects a raw or .npy output cannot hold */
 };
 
 /* A sink error: the message names the output. */
@@ -139,15 +141,26 @@ static int on_eof(void *arg, struct gt_diag *d)
 	return sink_rc(s, gt_sink_commit(s->sink, d));
 }
 
+static int on_object(void *arg, const struct gt_object *o, struct gt_diag *d)
+{
+	struct state *s = arg;
+
+	if (!s->hdf5) {
+		s->dropped++;
+		return 0;
+	}
+	return sink_rc(s, gt_sink_object(s->sink, o, d));
+}
+
 static const struct gt_gtz_callbacks callbacks = {
-	on_group, on_tensor, on_data, on_end, on_eof,
+	on_group, on_tensor, on_data, on_end, on_eof, on_object,
 };
 
 /* An error of the reader names the input, one of the sink the output. */
 static int run_decompress(const struct decompress_opts *o)
 {
 	const struct gt_sink_opts so = { o->kind, o->force };
-	struct state s = { o, NULL, NULL, { 0 }, 0 };
+	struct state s = { o, NULL, NULL, { 0 }, 0, 0, 0 };
 	struct gt_diag d = { "" };
 	FILE *f = stdin;
 	int rc;
@@ -164,11 +177,17 @@ static int run_decompress(const struct decompress_opts *o)
 		rc = gt_error("%s", d.msg);
 		goto out;
 	}
+	s.hdf5 = (o->kind ? o->kind : strcmp(o->output, "-") ? gt_kind_from_name(o->output)
+		  : GT_KIND_RAW) == GT_KIND_HDF5;
 	gt_progress_init(&s.progress, "decompressing", 0);
 	rc = gt_gtz_read_all(s.r, &callbacks, &s, &d);
 	gt_progress_end(&s.progress);
 	if (rc < 0)
 		rc = gt_error("%s: %s", s.sink_failed ? o->output : o->input, d.msg);
+	else if (s.dropped)
+		gt_warn("%s: %zu %s left out: %s holds one float tensor", o->input, s.dropped,
+			s.dropped == 1 ? "link or non-float dataset" : "links and non-float datasets",
+			o->output);
 out:
 	gt_sink_free(s.sink);
 	gt_gtz_reader_free(s.r);

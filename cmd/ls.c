@@ -79,7 +79,7 @@ static void shape_str(const struct gt_tensor_info *t, char *buf, size_t len)
 		return;
 	}
 	if (!t->rank) {
-		snprintf(buf, len, "scalar");
+		snprintf(buf, len, t->count ? "scalar" : "empty");
 		return;
 	}
 	buf[0] = '\0';
@@ -184,8 +184,11 @@ static void gtz_cells(struct gt_table *tb, const struct gt_source *src, size_t i
 	gt_table_str(tb, m.codec);
 	gt_table_str(tb, m.static_table ? "static table" : m.opts);
 	gt_table_uint(tb, m.stored_bytes);
-	gt_table_num(tb, t->count ? (double)m.stored_bytes /
-		     ((double)t->count * gt_dtype_size(t->dtype)) : 0.0, 4);
+	if (t->dtype == GT_DT_NONE)
+		gt_table_str(tb, ""); /* kept whole: its bytes are HDF5's */
+	else
+		gt_table_num(tb, t->count ? (double)m.stored_bytes /
+			     ((double)t->count * gt_dtype_size(t->dtype)) : 0.0, 4);
 	gt_table_uint(tb, m.blocks);
 	gt_table_uint(tb, m.raw_blocks);
 }
@@ -294,6 +297,10 @@ static int records_file(const char *path, struct gt_table *tb)
 			record_row(tb, path, &rec, "block", gt_gtz_tensor(r)->info.name, block++);
 			break;
 		case GT_GTZ_TENSOR_END: record_row(tb, path, &rec, "end", gt_gtz_tensor(r)->info.name, -1); break;
+		case GT_GTZ_OBJECT:
+			record_row(tb, path, &rec, gt_gtz_object(r)->kind == GT_OBJ_DATASET
+				   ? "dataset" : "link", gt_gtz_object(r)->name, -1);
+			break;
 		case GT_GTZ_EOF: {
 			struct gt_gtz_record idx = rec;
 

@@ -246,7 +246,8 @@ int gt_optctx_resolve(struct gt_optctx *c, const struct gt_optflags *f,
 				"the step: compress a trace, or give --optimizer, its "
 				"hyper-parameters and --params FILE (modes single-quant and "
 				"zero-prune need none)", input_name);
-	if (gt_optim_check(&c->optim, where, &d) < 0)
+	if ((si >= 0 ? gt_trace_check(gt_trace_step(c->trace, (size_t)si), &c->optim, &d)
+		     : gt_optim_check(&c->optim, where, &d)) < 0)
 		return gt_error("%s: %s", input_name, d.msg);
 	GT_TRY(si >= 0 ? resolve_trace(c, input, input_name, i) : resolve_files(c, f, g->name));
 	for (int k = 0; k < 3; k++) {

@@ -278,11 +278,9 @@ struct walk {
 /* A step's attributes are checked at its first selected gradient. */
 static int check_step(struct walk *w, const struct gt_trace_step *st, const char *name)
 {
-	char where[256];
 	struct gt_diag d = { "" };
 
-	snprintf(where, sizeof(where), "step %s", st->group);
-	if (gt_optim_check(&st->optim, where, &d) < 0)
+	if (gt_trace_check(st, &st->optim, &d) < 0)
 		return gt_error("%s: %s", w->p->a_name, d.msg);
 	if (w->optim && strcmp(w->optim, name))
 		w->optim = ""; /* the total of several optimizers */

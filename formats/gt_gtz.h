@@ -8,7 +8,7 @@
 #include "gt_source.h"
 
 #define GT_GTZ_VERSION_MAJOR 1
-#define GT_GTZ_VERSION_MINOR 0
+#define GT_GTZ_VERSION_MINOR 1
 #define GT_GTZ_BLOCK_DEFAULT (1u << 20) /* values per block */
 #define GT_GTZ_CHUNK_DEFAULT (1u << 16) /* values per chunk */
 #define GT_GTZ_BLOCK_MAX (1u << 24) /* 128 MiB of f64: the most a reader allocates */
@@ -59,6 +59,24 @@ int gt_gtz_writer_open_fd(int fd, unsigned threads, struct gt_gtz_writer **w_ret
 /* Record an HDF5 group and its attributes (decompress recreates it). */
 int gt_gtz_write_group(struct gt_gtz_writer *w, const struct gt_group_info *g,
 		       struct gt_diag *d);
+/*
+ * gt_gtz_write_object - record a link (an `L` record) or a whole non-float
+ * dataset (a `D` record: its type, shape and attributes, and its bytes
+ * compressed with zstd after the record).  Not while a tensor is open; a
+ * hard link after the object it names.
+ * @return 0, GT_ERR(INVAL), GT_ERR(IO), GT_ERR(NOMEM), GT_ERR(OVERFLOW).
+ */
+int gt_gtz_write_object(struct gt_gtz_writer *w, const struct gt_object *o,
+			struct gt_diag *d);
+/*
+ * gt_gtz_write_objects - the objects of @s (gt_source_object) for which
+ * @keep says yes (NULL: all): the non-float datasets, with their bytes,
+ * then the links.  Call it after the tensors, so that a hard link comes
+ * after what it names.  @return 0, or the error of the read or write.
+ */
+int gt_gtz_write_objects(struct gt_gtz_writer *w, struct gt_source *s,
+			 int (*keep)(void *arg, const struct gt_object *o), void *arg,
+			 struct gt_diag *d);
 /* Begin a tensor; its count may be GT_COUNT_UNKNOWN (a pipe). */
 int gt_gtz_begin(struct gt_gtz_writer *w, const struct gt_tensor_info *t,
 		 const struct gt_gtz_coding *c, struct gt_diag *d);
@@ -115,6 +133,7 @@ enum gt_gtz_event {
 	GT_GTZ_TENSOR,     /* gt_gtz_tensor() is valid */
 	GT_GTZ_DATA,       /* gt_gtz_data() holds one decoded block */
 	GT_GTZ_TENSOR_END, /* the tensor's values are complete */
+	GT_GTZ_OBJECT,     /* gt_gtz_object() is valid (format 1.1) */
 };
 
 struct gt_gtz_tensor {
@@ -155,6 +174,8 @@ int gt_gtz_next(struct gt_gtz_reader *r, enum gt_gtz_event *ev_ret,
 		struct gt_diag *d);
 const struct gt_group_info *gt_gtz_group(const struct gt_gtz_reader *r);
 const struct gt_gtz_tensor *gt_gtz_tensor(const struct gt_gtz_reader *r);
+/* A link, or a non-float dataset with its bytes (none when listing). */
+const struct gt_object *gt_gtz_object(const struct gt_gtz_reader *r);
 /*
  * gt_gtz_read_all - the whole stream through callbacks, in file order,
  * instead of gt_gtz_next: each of the reader's threads reads the next
@@ -169,6 +190,8 @@ struct gt_gtz_callbacks {
 	int (*data)(void *arg, const void *values, size_t n, struct gt_diag *d);
 	int (*end)(void *arg, const struct gt_gtz_tensor *t, struct gt_diag *d);
 	int (*eof)(void *arg, struct gt_diag *d);
+	/* a link or a non-float dataset; NULL: skip them */
+	int (*object)(void *arg, const struct gt_object *o, struct gt_diag *d);
 };
 int gt_gtz_read_all(struct gt_gtz_reader *r, const struct gt_gtz_callbacks *cb,
 		    void *arg, struct gt_diag *d);
@@ -179,6 +202,7 @@ struct gt_gtz_record {
 	uint64_t payload_offset, payload_bytes; /* a block's payload; 0 otherwise */
 	uint64_t index_offset;        /* with tag 'Z': where the index record starts */
 	char tag;                     /* 'G' group, 'T' tensor, 'B' block, 'E' end,
+				       * 'D' dataset, 'L' link,
 				       * 'Z' trailer (after the index, at GT_GTZ_EOF) */
 };
 /* Skip payloads instead of decoding them (a listing; seekable input only). */

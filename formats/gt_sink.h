@@ -26,6 +26,9 @@ int gt_sink_open(const char *path, const struct gt_sink_opts *o,
 int gt_sink_group(struct gt_sink *s, const struct gt_group_info *g,
 		  struct gt_diag *d);
 
+/* HDF5: create link or whole dataset @o (gt_source_object); others ignore it. */
+int gt_sink_object(struct gt_sink *s, const struct gt_object *o, struct gt_diag *d);
+
 /*
  * Begin tensor @t (name, dtype, shape, attributes).  Raw and .npy sinks
  * hold one tensor: a second begin is GT_ERR(INVAL).  An unknown count

@@ -28,16 +28,48 @@ const char *gt_kind_name(enum gt_kind k);
 /* Parse a --format value for files: "h5"/"hdf5", "raw", "npy", "gtz". */
 enum gt_kind gt_kind_parse(const char *s);
 
-/* Attributes, as HDF5 holds them on groups and datasets. */
-enum gt_attr_type { GT_ATTR_INT, GT_ATTR_FLOAT, GT_ATTR_STR };
+/*
+ * An HDF5 value kept whole: its datatype as H5Tencode writes it, its
+ * dataspace, and its bytes in the file type's layout.  Variable-length
+ * strings (vlen_str) are kept as, per element, a varint (length + 1, or
+ * 0 for a null string) followed by the string's bytes; their character
+ * set is in the encoded type.  Only formats/hdf5.c reads the type bytes.
+ */
+enum gt_space { GT_SPACE_SCALAR, GT_SPACE_SIMPLE, GT_SPACE_NULL };
+
+struct gt_blob {
+	unsigned char *type;  /* H5Tencode bytes */
+	size_t type_len;
+	enum gt_space space;
+	unsigned rank;        /* SIMPLE: 1..GT_MAX_RANK */
+	uint64_t dims[GT_MAX_RANK];
+	int vlen_str;
+	unsigned char *data;  /* malloc'd */
+	size_t data_len;
+};
+
+/* Free a blob's buffers (not the struct). */
+void gt_blob_release(struct gt_blob *b);
+/* Deep copy; @return 0, GT_ERR(NOMEM). */
+int gt_blob_copy(struct gt_blob *dst, const struct gt_blob *src);
+
+/*
+ * Attributes, as HDF5 holds them on groups and datasets.  type is the
+ * simple view that analysis reads (numbers and a single string); an
+ * attribute with no such view (a string array, a compound, ...) is
+ * GT_ATTR_NONE.  raw, when set, is the attribute itself, byte for byte:
+ * what a writer of HDF5 writes back.
+ */
+enum gt_attr_type { GT_ATTR_INT, GT_ATTR_FLOAT, GT_ATTR_STR, GT_ATTR_NONE };
 
 struct gt_attr {
 	char *name;
 	enum gt_attr_type type;
-	size_t n;  /* elements (INT, FLOAT) or string length without NUL (STR) */
+	size_t n;  /* elements (INT, FLOAT) or string length without NUL (STR); 0 NONE */
 	int64_t *i; /* n values, when type is INT */
 	double *f;  /* n values, when type is FLOAT */
 	char *s;    /* NUL-terminated, when type is STR */
+	struct gt_blob *raw; /* or NULL */
 };
 
 struct gt_attrs {
@@ -61,7 +93,29 @@ struct gt_tensor_info {
 	uint64_t dims[GT_MAX_RANK];
 	uint64_t count;        /* product of dims; GT_COUNT_UNKNOWN for a pipe */
 	struct gt_attrs attrs; /* dataset attributes (HDF5, .gtz) */
+	size_t same_as;        /* 0, or 1 + the index of the tensor this name is
+				* a hard link to (the same data, stored once) */
 };
+
+/*
+ * What an HDF5 file holds besides float datasets and groups: a dataset of
+ * any other type (kept whole), and every link but the first name of an
+ * object: a second name (hard link), a soft link, an external link.
+ */
+enum gt_obj_kind { GT_OBJ_DATASET, GT_OBJ_HARD, GT_OBJ_SOFT, GT_OBJ_EXTERNAL };
+
+struct gt_object {
+	enum gt_obj_kind kind;
+	char *name;     /* absolute path of the dataset or the link */
+	char *target;   /* HARD: the object's first path; SOFT: the link's value;
+			 * EXTERNAL: the object's path in the other file */
+	char *file;     /* EXTERNAL: the other file's name */
+	const char *type_desc; /* DATASET: "i64", "bool", "str", "compound", ... */
+	struct gt_blob blob;   /* DATASET: type, shape, bytes */
+	struct gt_attrs attrs; /* DATASET: its attributes */
+};
+
+void gt_object_release(struct gt_object *o);
 
 /* An HDF5 group: its absolute path ("/" for the root) and attributes.
  * Every group of the file is listed, parents before children. */
@@ -95,6 +149,30 @@ size_t gt_source_count(const struct gt_source *s);
 const struct gt_tensor_info *gt_source_info(const struct gt_source *s, size_t i);
 size_t gt_source_ngroups(const struct gt_source *s);
 const struct gt_group_info *gt_source_group(const struct gt_source *s, size_t i);
+/*
+ * The links and non-float datasets of an HDF5 (or .gtz) source, in file
+ * order, hard links after the objects they name.  A non-float dataset is
+ * also a tensor (dtype GT_DT_NONE); its blob is filled by
+ * gt_source_read_object.
+ */
+size_t gt_source_nobjects(const struct gt_source *s);
+const struct gt_object *gt_source_object(const struct gt_source *s, size_t i);
+/*
+ * gt_source_read_object - the type, shape and bytes of non-float dataset
+ * object @i into @b (caller releases).  @return 0, GT_ERR(INVAL) (not a
+ * dataset), GT_ERR(IO) (@d says why: a missing filter, ...), GT_ERR(NOMEM).
+ */
+int gt_source_read_object(struct gt_source *s, size_t i, struct gt_blob *b,
+			  struct gt_diag *d);
+/*
+ * What the source could not keep exactly (an attribute of a type gtool
+ * cannot store, ...): one phrase each, "attribute /g:x is a vlen of
+ * compound, which gtool cannot keep".  A writer that promises the file
+ * back refuses or warns.
+ */
+size_t gt_source_nlost(const struct gt_source *s);
+const char *gt_source_lost(const struct gt_source *s, size_t i);
+
 /* Index of the tensor named @name (with or without the leading '/'). */
 int gt_source_find(const struct gt_source *s, const char *name, size_t *idx_ret);
 

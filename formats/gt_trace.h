@@ -13,6 +13,7 @@ struct gt_trace_step {
 	struct gt_optim optim;
 	size_t *grads;       /* source indexes of the step's gradients */
 	size_t n_grads;
+	const struct gt_optim_hp *text_hp; /* a hyper-parameter held as a string, or NULL */
 };
 
 struct gt_trace;
@@ -26,6 +27,16 @@ struct gt_trace;
 int gt_trace_open(const struct gt_source *src, struct gt_trace **tr_ret,
 		  struct gt_diag *d);
 void gt_trace_free(struct gt_trace *tr);
+
+/*
+ * gt_trace_check - gt_optim_check() of @o, the optimizer of step @st
+ * (perhaps with command-line flags merged in), but when a hyper-parameter
+ * that @o lacks is in the step as a string, says that instead of
+ * "missing": "attribute lr of /step_000010 is a string, expected a number".
+ * @return 0, or gt_optim_check()'s error (GT_ERR(TYPE) for a string).
+ */
+int gt_trace_check(const struct gt_trace_step *st, const struct gt_optim *o,
+		   struct gt_diag *d);
 
 size_t gt_trace_nsteps(const struct gt_trace *tr);
 const struct gt_trace_step *gt_trace_step(const struct gt_trace *tr, size_t i);

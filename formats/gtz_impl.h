@@ -15,12 +15,16 @@ extern const unsigned char gt_gtz_magic[4];
 enum {
 	TAG_GROUP = 'G', TAG_TENSOR = 'T', TAG_BLOCK = 'B', TAG_END = 'E',
 	TAG_INDEX = 'I', TAG_EOF = 'Z',
+	/* format 1.1 */
+	TAG_DATASET = 'D', TAG_LINK = 'L',
 };
 
 /* Limits on what a file may claim, checked before anything is allocated. */
 #define REC_MAX (16u << 20) /* a record body */
 #define ATTRS_MAX 65536u
 #define ATTR_VALUES_MAX (1u << 20)
+#define ATTR_TYPED 3u            /* an attribute's type byte: a typed one (1.1) */
+#define BLOB_TYPE_MAX (1u << 16) /* an encoded HDF5 datatype */
 
 static inline uint32_t crc_of(uint32_t crc, const void *p, size_t n)
 {
@@ -28,7 +32,12 @@ static inline uint32_t crc_of(uint32_t crc, const void *p, size_t n)
 }
 
 void gtz_put_attrs(struct gt_buf *b, const struct gt_attrs *a);
+/* GT_ERR(OVERFLOW) naming @what and the start of @name when it is too long for a str. */
+int gtz_check_name(const char *what, const char *name, struct gt_diag *d);
 int gtz_get_attrs(struct gt_cur *c, struct gt_attrs *a);
+void gtz_put_blob(struct gt_buf *b, const struct gt_blob *x, int with_data);
+/* @x is filled even on failure: release it */
+int gtz_get_blob(struct gt_cur *c, struct gt_blob *x, int with_data);
 
 /*
  * The coding of one tensor: its codec contexts, one per worker, and raw

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
 #include "../lib/gt_pool.h"
 #include "gtz_impl.h"
 #include "gtz_read.h"
@@ -104,6 +106,7 @@ void gt_gtz_reader_free(struct gt_gtz_reader *r)
 		return;
 	gtz_reader_close_tensor(r);
 	clear_group(r);
+	gt_object_release(&r->obj);
 	gt_pool_free(r->pool);
 	for (unsigned s = 0; s < 2 * r->threads; s++) {
 		free(r->slot[s].meta);
@@ -202,6 +205,8 @@ static int check_shape(const struct gt_tensor_info *t)
 {
 	uint64_t prod = 1;
 
+	if (!t->rank && !t->count) /* a null dataspace: no values */
+		return 0;
 	if (t->count == GT_COUNT_UNKNOWN)
 		return t->rank == 1 && t->dims[0] == GT_COUNT_UNKNOWN ? 0 : GT_ERR(CORRUPT);
 	for (unsigned i = 0; i < t->rank; i++) {
@@ -559,6 +564,99 @@ static int parse_index(struct gt_gtz_reader *r, size_t len, struct gt_diag *d)
 	return 0;
 }
 
+/* ---- format 1.1: links and whole datasets ------------------------------ */
+
+static int parse_link(struct gt_gtz_reader *r, size_t len, struct gt_diag *d)
+{
+	struct gt_cur c = { r->body, r->body + len, 0 };
+	struct gt_object *o = &r->obj;
+	unsigned kind;
+
+	gt_object_release(o);
+	o->name = gt_cur_str(&c);
+	kind = gt_cur_u8(&c);
+	o->target = gt_cur_str(&c);
+	o->file = gt_cur_str(&c);
+	if (c.err || c.p != c.end || kind < GT_OBJ_HARD || kind > GT_OBJ_EXTERNAL ||
+	    !*o->name || !*o->target || (kind == GT_OBJ_EXTERNAL) != !!*o->file)
+		return gt_diag_set(d, GT_ERR(CORRUPT), "offset %llu: bad link record",
+				   (unsigned long long)r->rec_off);
+	o->kind = (enum gt_obj_kind)kind;
+	return 0;
+}
+
+/* The payload of a D record: read in pieces (a claimed length is not
+ * trusted with an allocation), then one zstd frame of exactly @raw bytes. */
+static int read_dataset_payload(struct gt_gtz_reader *r, uint64_t zlen, uint64_t raw,
+				uint32_t crc)
+{
+	struct gt_blob *b = &r->obj.blob;
+	unsigned char *z = NULL;
+	size_t have = 0, cap = 0, got;
+	int rc = 0;
+
+	/* zstd expands a byte to at most a few tens of thousands */
+	if (raw / 65536 > zlen + 64 || raw >= SIZE_MAX / 2)
+		return GT_ERR(CORRUPT);
+	while (rc >= 0 && have < zlen) {
+		const size_t step = zlen - have < (1u << 20) ? (size_t)(zlen - have) : 1u << 20;
+
+		rc = grow(&z, &cap, have + step);
+		if (rc >= 0)
+			rc = read_exact(r->f, z + have, step);
+		have += step;
+	}
+	b->data = rc >= 0 ? malloc(raw ? (size_t)raw : 1) : NULL;
+	if (rc >= 0 && !b->data)
+		rc = GT_ERR(NOMEM);
+	if (rc >= 0) {
+		got = ZSTD_decompress(b->data, (size_t)raw, z, (size_t)zlen);
+		if (ZSTD_isError(got) || got != raw || crc_of(0, b->data, got) != crc)
+			rc = GT_ERR(CORRUPT);
+		b->data_len = (size_t)raw;
+	}
+	free(z);
+	r->off += have;
+	return rc;
+}
+
+int gtz_parse_dataset(struct gt_gtz_reader *r, size_t len, struct gt_diag *d)
+{
+	struct gt_cur c = { r->body, r->body + len, 0 };
+	struct gt_object *o = &r->obj;
+	uint64_t raw, zlen;
+	uint32_t crc;
+	int rc;
+
+	gt_object_release(o);
+	o->kind = GT_OBJ_DATASET;
+	o->name = gt_cur_str(&c);
+	o->target = gt_cur_str(&c); /* the type description, kept here */
+	o->type_desc = o->target;
+	rc = c.err ? c.err : gtz_get_blob(&c, &o->blob, 0);
+	if (rc >= 0)
+		rc = gtz_get_attrs(&c, &o->attrs);
+	raw = gt_cur_uv(&c);
+	crc = gt_cur_u32(&c);
+	zlen = gt_cur_uv(&c);
+	if (rc < 0 || c.err || c.p != c.end || !*o->name)
+		return gt_diag_set(d, GT_ERR(CORRUPT), "offset %llu: bad dataset record",
+				   (unsigned long long)r->rec_off);
+	r->obj_payload = zlen;
+	if (r->scan) {
+		if (fseeko(r->f, (off_t)zlen, SEEK_CUR))
+			return gt_diag_set(d, GT_ERR(IO), "cannot seek");
+		r->off += zlen;
+		return 0;
+	}
+	rc = read_dataset_payload(r, zlen, raw, crc);
+	if (rc < 0)
+		return gt_diag_set(d, rc == GT_ERR(NOMEM) || rc == GT_ERR(IO) ? rc : GT_ERR(CORRUPT),
+				   "%s: %s", o->name, rc == GT_ERR(TRUNCATED) ? "truncated"
+				   : rc == GT_ERR(NOMEM) ? "out of memory" : "bad data");
+	return 0;
+}
+
 static int dispatch(struct gt_gtz_reader *r, unsigned tag, size_t len,
 		    enum gt_gtz_event *ev, struct gt_diag *d)
 {
@@ -587,6 +685,16 @@ static int dispatch(struct gt_gtz_reader *r, unsigned tag, size_t len,
 		r->done = 1;
 		return parse_index(r, len, d);
 	}
+	*ev = GT_GTZ_OBJECT;
+	if (tag == TAG_LINK)
+		return parse_link(r, len, d);
+	if (tag == TAG_DATASET)
+		return gtz_parse_dataset(r, len, d);
+	if (tag >= 'A' && tag <= 'Z')
+		return gt_diag_set(d, GT_ERR(UNSUPPORTED), "offset %llu: unknown record "
+				   "'%c': the file needs a newer gtool (this one reads "
+				   "format %d.%d)", (unsigned long long)r->rec_off, tag,
+				   GT_GTZ_VERSION_MAJOR, GT_GTZ_VERSION_MINOR);
 	return gt_diag_set(d, GT_ERR(CORRUPT), "offset %llu: unexpected record",
 			   (unsigned long long)r->rec_off);
 }
@@ -614,6 +722,11 @@ const struct gt_gtz_tensor *gt_gtz_tensor(const struct gt_gtz_reader *r)
 	return &r->t;
 }
 
+const struct gt_object *gt_gtz_object(const struct gt_gtz_reader *r)
+{
+	return &r->obj;
+}
+
 void gt_gtz_data(const struct gt_gtz_reader *r, const void **data_ret,
 		 size_t *n_ret)
 {
@@ -637,6 +750,11 @@ void gt_gtz_last_record(const struct gt_gtz_reader *r, struct gt_gtz_record *rec
 	rec->bytes = r->off - r->rec_off;
 	rec->tag = (char)r->last_tag;
 	rec->index_offset = r->index_off;
+	if (r->last_tag == TAG_DATASET) {
+		rec->bytes -= r->obj_payload;
+		rec->payload_offset = rec->offset + rec->bytes;
+		rec->payload_bytes = r->obj_payload;
+	}
 	if (r->last_tag == TAG_BLOCK) {
 		rec->offset = b->rec_off;
 		rec->bytes = b->bytes - b->payload_len;
@@ -718,6 +836,8 @@ static int other_record(struct pull *p, unsigned tag, size_t len)
 	case GT_GTZ_EOF:
 		p->end = 1;
 		return p->cb->eof(p->arg, &p->d);
+	case GT_GTZ_OBJECT:
+		return p->cb->object ? p->cb->object(p->arg, &r->obj, &p->d) : 0;
 	case GT_GTZ_DATA: break;
 	}
 	return 0;

@@ -36,6 +36,8 @@ struct gt_gtz_reader {
 	unsigned threads;
 	int done;
 	struct gt_group_info group;
+	struct gt_object obj;   /* the last D or L record */
+	uint64_t obj_payload;   /* its payload's bytes (D) */
 	/* the open tensor */
 	int open;
 	uint32_t tensors;       /* tensor headers seen */
@@ -64,5 +66,8 @@ int gtz_read_block(struct gt_gtz_reader *r, size_t len, struct rblock *b,
 /* Decode @b with all workers on its chunks; check its CRC. */
 int gtz_decode_block(struct gt_gtz_reader *r, struct rblock *b, struct gt_diag *d);
 void gtz_reader_close_tensor(struct gt_gtz_reader *r);
+/* Parse the D record in r->body into r->obj, then read (or, scanning,
+ * skip) its payload. */
+int gtz_parse_dataset(struct gt_gtz_reader *r, size_t len, struct gt_diag *d);
 
 #endif

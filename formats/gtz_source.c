@@ -18,6 +18,7 @@ struct gtz_src {
 	FILE *f;
 	struct gt_gtz_reader *r;
 	struct src_tensor *t;
+	uint64_t *obj_off;     /* per object: its record's offset */
 	size_t loaded;         /* tensor whose header the reader holds (+1; 0: none) */
 	size_t cached;         /* block of it in slot 0 (+1; 0: none) */
 };
@@ -34,6 +35,7 @@ static void gtz_src_close(struct gt_source *s)
 		free(g->t[i].blk_first);
 	}
 	free(g->t);
+	free(g->obj_off);
 	gt_gtz_reader_free(g->r);
 	if (g->f)
 		fclose(g->f);
@@ -105,6 +107,98 @@ static int add_group(struct gt_source *s, const struct gt_group_info *g)
 	return gt_attrs_copy(&p[s->ngroups - 1].attrs, &g->attrs);
 }
 
+/* One more tensor entry (and its meta) for an object: zeroed. */
+static int push_entry(struct gt_source *s, struct gtz_src *g, struct gt_tensor_info **ti,
+		      struct src_tensor **st)
+{
+	void *p = realloc(s->tensors, (s->ntensors + 1) * sizeof(*s->tensors));
+
+	if (!p)
+		return GT_ERR(NOMEM);
+	s->tensors = p;
+	p = realloc(g->t, (s->ntensors + 1) * sizeof(*g->t));
+	if (!p)
+		return GT_ERR(NOMEM);
+	g->t = p;
+	*ti = &s->tensors[s->ntensors];
+	*st = &g->t[s->ntensors];
+	memset(*ti, 0, sizeof(**ti));
+	memset(*st, 0, sizeof(**st));
+	s->ntensors++;
+	return 0;
+}
+
+/* A whole dataset is a tensor of no float dtype; a hard link to a tensor
+ * is another name for it. */
+static int object_tensor(struct gt_source *s, struct gtz_src *g, const struct gt_object *o)
+{
+	struct gt_tensor_info *ti;
+	struct src_tensor *st;
+	size_t same;
+
+	if (o->kind == GT_OBJ_HARD && gt_source_find(s, o->target, &same) < 0)
+		return 0; /* a group's second name */
+	if (o->kind != GT_OBJ_DATASET && o->kind != GT_OBJ_HARD)
+		return 0;
+	GT_TRY(push_entry(s, g, &ti, &st));
+	if (o->kind == GT_OBJ_HARD) {
+		*st = g->t[same];
+		st->meta.opts = strdup(g->t[same].meta.opts);
+		st->blk_off = st->blk_first = NULL;
+		st->nblk = 0;
+		*ti = s->tensors[same];
+		ti->name = strdup(o->name);
+		ti->same_as = same + 1;
+		memset(&ti->attrs, 0, sizeof(ti->attrs));
+		return ti->name && st->meta.opts ? gt_attrs_copy(&ti->attrs, &s->tensors[same].attrs)
+						 : GT_ERR(NOMEM);
+	}
+	ti->name = strdup(o->name);
+	ti->type_desc = s->objects[s->nobjects - 1].type_desc;
+	ti->rank = o->blob.space == GT_SPACE_SIMPLE ? o->blob.rank : 0;
+	ti->count = o->blob.space != GT_SPACE_NULL;
+	for (unsigned k = 0; k < ti->rank; k++) {
+		ti->dims[k] = o->blob.dims[k];
+		ti->count = o->blob.dims[k] && ti->count > UINT64_MAX / o->blob.dims[k]
+			  ? UINT64_MAX : ti->count * o->blob.dims[k];
+	}
+	st->meta.codec = "zstd";
+	st->meta.opts = strdup("");
+	st->meta.stored_bytes = g->r->off - g->r->rec_off;
+	return ti->name && st->meta.opts ? gt_attrs_copy(&ti->attrs, &o->attrs) : GT_ERR(NOMEM);
+}
+
+static int add_object(struct gt_source *s, struct gtz_src *g)
+{
+	const struct gt_object *o = &g->r->obj;
+	struct gt_object *c;
+	void *p = realloc(s->objects, (s->nobjects + 1) * sizeof(*s->objects));
+
+	if (!p)
+		return GT_ERR(NOMEM);
+	s->objects = p;
+	p = realloc(g->obj_off, (s->nobjects + 1) * sizeof(*g->obj_off));
+	if (!p)
+		return GT_ERR(NOMEM);
+	g->obj_off = p;
+	g->obj_off[s->nobjects] = g->r->rec_off;
+	c = &s->objects[s->nobjects++];
+	memset(c, 0, sizeof(*c));
+	c->kind = o->kind;
+	c->name = strdup(o->name);
+	c->target = o->target ? strdup(o->target) : NULL;
+	c->file = o->file ? strdup(o->file) : NULL;
+	c->type_desc = o->kind == GT_OBJ_DATASET ? c->target : NULL;
+	c->blob = o->blob;
+	c->blob.type = NULL;
+	c->blob.data = NULL;
+	c->blob.type_len = c->blob.data_len = 0;
+	if (!c->name || (o->target && !c->target) || (o->file && !c->file) ||
+	    gt_attrs_copy(&c->attrs, &o->attrs) < 0)
+		return GT_ERR(NOMEM);
+	return object_tensor(s, g, o);
+}
+
 static int scan_event(struct gt_source *s, struct gtz_src *g, enum gt_gtz_event ev)
 {
 	struct src_tensor *st = s->ntensors ? &g->t[s->ntensors - 1] : NULL;
@@ -122,12 +216,15 @@ static int scan_event(struct gt_source *s, struct gtz_src *g, enum gt_gtz_event 
 		s->tensors[s->ntensors - 1].count = g->r->t.info.count;
 		s->tensors[s->ntensors - 1].dims[0] = g->r->t.info.dims[0];
 		return 0;
+	case GT_GTZ_OBJECT: return add_object(s, g);
 	case GT_GTZ_EOF: break;
 	}
 	return 0;
 }
 
 static const struct gt_source_ops gtz_ops;
+static int gtz_read_object(struct gt_source *s, size_t i, struct gt_blob *b,
+			   struct gt_diag *d);
 
 int gt_gtz_source_open(struct gt_source *s, FILE *f, struct gt_diag *d)
 {
@@ -142,6 +239,7 @@ int gt_gtz_source_open(struct gt_source *s, FILE *f, struct gt_diag *d)
 	g->f = f;
 	s->priv = g;
 	s->ops = &gtz_ops;
+	s->read_object = gtz_read_object;
 	if (fseeko(f, 0, SEEK_CUR))
 		return gt_diag_set(d, GT_ERR(INVAL),
 				   "a .gtz stream cannot be listed from a pipe; use gtool decompress");
@@ -210,17 +308,34 @@ static int load_block(struct gt_source *s, size_t i, size_t b, struct gt_diag *d
 	return 0;
 }
 
+static int gtz_read_object(struct gt_source *s, size_t i, struct gt_blob *b,
+			   struct gt_diag *d)
+{
+	struct gtz_src *g = s->priv;
+	struct gt_gtz_reader *r = g->r;
+	size_t len;
+
+	g->loaded = g->cached = 0;
+	GT_TRY(record_at(g, g->obj_off[i], TAG_DATASET, &len, d));
+	GT_TRY(gtz_parse_dataset(r, len, d));
+	*b = r->obj.blob;
+	memset(&r->obj.blob, 0, sizeof(r->obj.blob));
+	return 0;
+}
+
 static int gtz_src_read(struct gt_source *s, size_t i, uint64_t first, size_t n,
 			void *dst, size_t *n_ret, struct gt_diag *d)
 {
 	struct gtz_src *g = s->priv;
-	const struct src_tensor *st = &g->t[i];
+	const size_t at0 = s->tensors[i].same_as ? s->tensors[i].same_as - 1 : i;
+	const struct src_tensor *st = &g->t[at0];
 	const uint64_t count = s->tensors[i].count;
 	const unsigned w = gt_dtype_size(s->tensors[i].dtype);
 	unsigned char *out = dst;
 	size_t done = 0, b = 0;
 
 	*n_ret = 0;
+	i = at0;
 	if (first >= count)
 		return 0;
 	if (n > count - first)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "../lib/gt_pool.h"
 #include "atomic.h"
@@ -181,9 +182,96 @@ int gt_gtz_write_group(struct gt_gtz_writer *w, const struct gt_group_info *g,
 {
 	struct gt_buf b = { 0 };
 
+	GT_TRY(gtz_check_name("group", g->name, d));
 	gt_buf_str(&b, g->name);
 	gtz_put_attrs(&b, &g->attrs);
 	return put_record_release(w, TAG_GROUP, &b, d);
+}
+
+/* L: str name | u8 kind | str target | str file */
+static int write_link(struct gt_gtz_writer *w, const struct gt_object *o,
+		      struct gt_diag *d)
+{
+	struct gt_buf b = { 0 };
+
+	gt_buf_str(&b, o->name);
+	gt_buf_u8(&b, o->kind);
+	gt_buf_str(&b, o->target ? o->target : "");
+	gt_buf_str(&b, o->file ? o->file : "");
+	return put_record_release(w, TAG_LINK, &b, d);
+}
+
+/*
+ * D: str name | str type description | blob (no data) | attrs | varint
+ * data length | u32 CRC-32 of the data | varint payload length; then the
+ * payload, the data as one zstd frame.
+ */
+static int write_dataset(struct gt_gtz_writer *w, const struct gt_object *o,
+			 struct gt_diag *d)
+{
+	const size_t cap = ZSTD_compressBound(o->blob.data_len);
+	unsigned char *z = malloc(cap ? cap : 1);
+	struct gt_buf b = { 0 };
+	size_t zl;
+	int rc;
+
+	if (!z)
+		return gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
+	zl = ZSTD_compress(z, cap, o->blob.data, o->blob.data_len, 3);
+	if (ZSTD_isError(zl)) {
+		free(z);
+		return gt_diag_set(d, GT_ERR(NOMEM), "%s: %s", o->name, ZSTD_getErrorName(zl));
+	}
+	gt_buf_str(&b, o->name);
+	gt_buf_str(&b, o->type_desc ? o->type_desc : "");
+	gtz_put_blob(&b, &o->blob, 0);
+	gtz_put_attrs(&b, &o->attrs);
+	gt_buf_uv(&b, o->blob.data_len);
+	gt_buf_u32(&b, crc_of(0, o->blob.data, o->blob.data_len));
+	gt_buf_uv(&b, zl);
+	rc = put_record_release(w, TAG_DATASET, &b, d);
+	if (rc >= 0 && put(w, z, zl) < 0)
+		rc = write_error(GT_ERR(IO), d);
+	free(z);
+	return rc;
+}
+
+int gt_gtz_write_object(struct gt_gtz_writer *w, const struct gt_object *o,
+			struct gt_diag *d)
+{
+	if (w->open)
+		return gt_diag_set(d, GT_ERR(INVAL), "%s: a tensor is open", o->name);
+	GT_TRY(gtz_check_name(o->kind == GT_OBJ_DATASET ? "dataset" : "link", o->name, d));
+	GT_TRY(gtz_check_name("link target", o->target ? o->target : "", d));
+	if (o->kind == GT_OBJ_DATASET)
+		return write_dataset(w, o, d);
+	return write_link(w, o, d);
+}
+
+int gt_gtz_write_objects(struct gt_gtz_writer *w, struct gt_source *s,
+			 int (*keep)(void *arg, const struct gt_object *o), void *arg,
+			 struct gt_diag *d)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < gt_source_nobjects(s); i++) {
+			const struct gt_object *o = gt_source_object(s, i);
+			struct gt_object c = *o;
+			int rc;
+
+			if ((o->kind == GT_OBJ_DATASET) != !pass || (keep && !keep(arg, o)))
+				continue;
+			if (pass) {
+				GT_TRY(gt_gtz_write_object(w, o, d));
+				continue;
+			}
+			GT_TRY(gtz_check_name("dataset", o->name, d));
+			GT_TRY(gt_source_read_object(s, i, &c.blob, d));
+			rc = write_dataset(w, &c, d);
+			gt_blob_release(&c.blob);
+			GT_TRY(rc);
+		}
+	}
+	return 0;
 }
 
 static void put_tensor_header(struct gt_buf *b, uint32_t index,
@@ -277,6 +365,7 @@ int gt_gtz_begin(struct gt_gtz_writer *w, const struct gt_tensor_info *t,
 
 	if (w->open || t->dtype != c->params.dtype || !gt_dtype_size(t->dtype))
 		return gt_diag_set(d, GT_ERR(INVAL), "%s: bad tensor for the container", t->name);
+	GT_TRY(gtz_check_name("dataset", t->name, d));
 	if (bv > GT_GTZ_BLOCK_MAX || bv < GT_GTZ_CHUNK_MIN)
 		return gt_diag_set(d, GT_ERR(INVAL), "block size %u out of range", bv);
 	cv = cv > bv ? bv : cv < GT_GTZ_CHUNK_MIN ? GT_GTZ_CHUNK_MIN : cv;

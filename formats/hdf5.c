@@ -5,164 +5,12 @@
 
 #include <hdf5.h>
 
+#include "h5obj_impl.h"
 #include "sink_impl.h"
 #include "source_impl.h"
 #include "../lib/banned.h"
 
-#define MAX_ATTR_ELEMS (1u << 20) /* larger attributes are skipped */
-
-/* ---- attributes: reading ---------------------------------------------- */
-
-static int attrs_push(struct gt_attrs *a, const char *name, struct gt_attr **ret)
-{
-	struct gt_attr *v = realloc(a->v, (a->n + 1) * sizeof(*v));
-
-	if (!v)
-		return GT_ERR(NOMEM);
-	a->v = v;
-	memset(&v[a->n], 0, sizeof(v[a->n]));
-	v[a->n].name = strdup(name);
-	if (!v[a->n].name)
-		return GT_ERR(NOMEM);
-	*ret = &v[a->n++];
-	return 0;
-}
-
-/* Integers, floats and h5py booleans (an enum over int8): n values. */
-static int read_numbers(hid_t aid, hid_t type, H5T_class_t cls, size_t n,
-			struct gt_attr *at)
-{
-	if (cls == H5T_FLOAT) {
-		at->type = GT_ATTR_FLOAT;
-		at->f = calloc(n ? n : 1, sizeof(*at->f));
-		if (!at->f)
-			return GT_ERR(NOMEM);
-		return H5Aread(aid, H5T_NATIVE_DOUBLE, at->f) < 0 ? GT_ERR(TYPE) : 0;
-	}
-	at->type = GT_ATTR_INT;
-	at->i = calloc(n ? n : 1, sizeof(*at->i));
-	if (!at->i)
-		return GT_ERR(NOMEM);
-	if (cls == H5T_INTEGER)
-		return H5Aread(aid, H5T_NATIVE_INT64, at->i) < 0 ? GT_ERR(TYPE) : 0;
-	if (H5Tget_size(type) != 1)
-		return GT_ERR(TYPE);
-	/* an enum of int8: read the bytes as they are, then widen */
-	if (H5Aread(aid, type, at->i) < 0)
-		return GT_ERR(TYPE);
-	for (size_t k = n; k-- > 0;)
-		at->i[k] = ((const signed char *)at->i)[k];
-	return 0;
-}
-
-static int read_string(hid_t aid, hid_t type, struct gt_attr *at)
-{
-	const size_t size = H5Tget_size(type);
-	char *vs = NULL;
-
-	at->type = GT_ATTR_STR;
-	if (H5Tis_variable_str(type) > 0) {
-		if (H5Aread(aid, type, &vs) < 0 || !vs)
-			return GT_ERR(TYPE);
-		at->s = strdup(vs);
-		H5free_memory(vs);
-	} else {
-		at->s = calloc(size + 1, 1);
-		if (at->s && H5Aread(aid, type, at->s) < 0)
-			return GT_ERR(TYPE);
-	}
-	if (!at->s)
-		return GT_ERR(NOMEM);
-	at->n = strlen(at->s);
-	if (H5Tget_strpad(type) == H5T_STR_SPACEPAD)
-		while (at->n && at->s[at->n - 1] == ' ')
-			at->s[--at->n] = '\0';
-	return 0;
-}
-
-static int supported_attr(hid_t type, hid_t space, H5T_class_t *cls, size_t *n)
-{
-	const hssize_t np = H5Sget_simple_extent_npoints(space);
-	hid_t super;
-	int ok;
-
-	*cls = H5Tget_class(type);
-	if (np < 0 || (uint64_t)np > MAX_ATTR_ELEMS || H5Sget_simple_extent_ndims(space) > 1)
-		return 0;
-	*n = (size_t)np;
-	if (*cls == H5T_INTEGER || *cls == H5T_FLOAT)
-		return 1;
-	if (*cls == H5T_STRING)
-		return np == 1;
-	if (*cls != H5T_ENUM)
-		return 0;
-	super = H5Tget_super(type);
-	ok = super >= 0 && H5Tget_class(super) == H5T_INTEGER && H5Tget_size(super) == 1;
-	if (super >= 0)
-		H5Tclose(super);
-	return ok;
-}
-
-static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *ainfo, void *op)
-{
-	struct gt_attrs *a = op;
-	const hid_t aid = H5Aopen(loc, name, H5P_DEFAULT);
-	hid_t type = -1, space = -1;
-	H5T_class_t cls;
-	struct gt_attr *at;
-	size_t n = 0;
-	int rc = 0;
-
-	(void)ainfo;
-	if (aid < 0)
-		return 0;
-	type = H5Aget_type(aid);
-	space = H5Aget_space(aid);
-	if (type < 0 || space < 0 || !supported_attr(type, space, &cls, &n))
-		goto out;
-	rc = attrs_push(a, name, &at);
-	if (rc < 0)
-		goto out;
-	at->n = n;
-	rc = cls == H5T_STRING ? read_string(aid, type, at)
-			       : read_numbers(aid, type, cls, n, at);
-	if (rc == GT_ERR(TYPE)) { /* unreadable: drop it */
-		a->n--;
-		free(at->name);
-		free(at->i);
-		free(at->f);
-		free(at->s);
-		rc = 0;
-	}
-out:
-	if (type >= 0)
-		H5Tclose(type);
-	if (space >= 0)
-		H5Sclose(space);
-	H5Aclose(aid);
-	return rc < 0 ? -1 : 0;
-}
-
-static int read_attrs(hid_t obj, struct gt_attrs *a, struct gt_diag *d)
-{
-	if (H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, attr_cb, a) < 0)
-		return gt_diag_set(d, GT_ERR(NOMEM), "out of memory reading attributes");
-	return 0;
-}
-
 /* ---- dataset types ---------------------------------------------------- */
-
-static const char *int_desc(hid_t type)
-{
-	static const char *const sgn[] = { "int8", "int16", "int32", "int64" };
-	static const char *const uns[] = { "uint8", "uint16", "uint32", "uint64" };
-	const size_t size = H5Tget_size(type);
-	const int k = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : -1;
-
-	if (k < 0)
-		return "integer";
-	return H5Tget_sign(type) == H5T_SGN_NONE ? uns[k] : sgn[k];
-}
 
 static enum gt_dtype float_dtype(hid_t type)
 {
@@ -197,26 +45,14 @@ static enum gt_dtype classify(hid_t type, const struct gt_attrs *attrs, const ch
 	const H5T_class_t cls = H5Tget_class(type);
 	const struct gt_attr *dt = gt_attrs_find(attrs, "dtype");
 
-	*desc = NULL;
-	if (cls == H5T_FLOAT) {
-		*desc = "float";
+	*desc = gt_h5_type_desc(type);
+	if (cls == H5T_FLOAT)
 		return float_dtype(type);
-	}
-	if (cls == H5T_INTEGER) {
-		*desc = int_desc(type);
-		if (H5Tget_size(type) == 2 && dt && dt->type == GT_ATTR_STR &&
-		    !strcmp(dt->s, "bfloat16"))
-			return GT_DT_BF16;
-		return GT_DT_NONE;
-	}
-	if (cls == H5T_OPAQUE) {
-		*desc = "opaque";
-		return H5Tget_size(type) == 2 && is_bf16_tag(type) ? GT_DT_BF16 : GT_DT_NONE;
-	}
-	*desc = cls == H5T_STRING ? "string" : cls == H5T_COMPOUND ? "compound"
-	      : cls == H5T_ENUM ? "enum" : cls == H5T_ARRAY ? "array"
-	      : cls == H5T_VLEN ? "vlen" : cls == H5T_REFERENCE ? "reference"
-	      : cls == H5T_BITFIELD ? "bitfield" : cls == H5T_TIME ? "time" : "unknown";
+	if (cls == H5T_INTEGER && H5Tget_size(type) == 2 && dt &&
+	    dt->type == GT_ATTR_STR && !strcmp(dt->s, "bfloat16"))
+		return GT_DT_BF16;
+	if (cls == H5T_OPAQUE && H5Tget_size(type) == 2 && is_bf16_tag(type))
+		return GT_DT_BF16;
 	return GT_DT_NONE;
 }
 
@@ -254,7 +90,8 @@ static int shape_of(hid_t space, struct gt_tensor_info *t, struct gt_diag *d)
 	return 0;
 }
 
-static int dataset_info(hid_t ds, struct gt_tensor_info *t, struct gt_diag *d)
+static int dataset_info(hid_t ds, struct gt_tensor_info *t, struct h5_attr_ctx *x,
+			int *keep, struct gt_diag *d)
 {
 	const hid_t type = H5Dget_type(ds);
 	const hid_t space = H5Dget_space(ds);
@@ -264,11 +101,18 @@ static int dataset_info(hid_t ds, struct gt_tensor_info *t, struct gt_diag *d)
 		rc = gt_diag_set(d, GT_ERR(CORRUPT), "dataset %s: cannot read its type", t->name);
 		goto out;
 	}
-	rc = read_attrs(ds, &t->attrs, d);
+	x->a = &t->attrs;
+	x->where = t->name;
+	rc = gt_h5_read_attrs(ds, x, d);
 	if (rc < 0)
 		goto out;
 	t->dtype = classify(type, &t->attrs, &t->type_desc);
-	rc = shape_of(space, t, d);
+	*keep = t->dtype != GT_DT_NONE || !gt_h5_unkeepable(type);
+	if (!*keep)
+		rc = gt_source_add_lost(x->s, "dataset %s is %s, which gtool cannot keep",
+					t->name, gt_h5_unkeepable(type));
+	if (rc >= 0)
+		rc = shape_of(space, t, d);
 out:
 	if (type >= 0)
 		H5Tclose(type);
@@ -303,12 +147,50 @@ struct h5_src {
 	unsigned long clock;
 };
 
+/* Objects seen so far, by address: a second link to one is a hard link. */
+struct seen {
+	haddr_t addr;
+	int used, is_group;
+	size_t idx;          /* into groups or tensors */
+};
+
 struct visit {
 	struct gt_source *s;
-	size_t cap_t, cap_g;
+	size_t cap_t, cap_g, cap_o;
+	struct seen *tab;
+	size_t tab_cap, tab_n;
 	struct gt_diag *d;
 	int rc;
 };
+
+static struct seen *seen_slot(struct seen *tab, size_t cap, haddr_t a)
+{
+	size_t k = (size_t)(((uint64_t)a * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
+
+	while (tab[k].used && tab[k].addr != a)
+		k = (k + 1) & (cap - 1);
+	return &tab[k];
+}
+
+static int seen_add(struct visit *vi, haddr_t a, int is_group, size_t idx)
+{
+	if (2 * (vi->tab_n + 1) > vi->tab_cap) {
+		const size_t cap = vi->tab_cap ? 2 * vi->tab_cap : 64;
+		struct seen *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return GT_ERR(NOMEM);
+		for (size_t k = 0; k < vi->tab_cap; k++)
+			if (vi->tab[k].used)
+				*seen_slot(t, cap, vi->tab[k].addr) = vi->tab[k];
+		free(vi->tab);
+		vi->tab = t;
+		vi->tab_cap = cap;
+	}
+	*seen_slot(vi->tab, vi->tab_cap, a) = (struct seen){ a, 1, is_group, idx };
+	vi->tab_n++;
+	return 0;
+}
 
 static char *abs_name(const char *name)
 {
@@ -340,9 +222,24 @@ static int grow(void **v, size_t *cap, size_t n, size_t elem)
 	return 0;
 }
 
+static int push_object(struct visit *vi, enum gt_obj_kind kind, const char *name,
+		       struct gt_object **ret)
+{
+	struct gt_source *s = vi->s;
+	struct gt_object *o;
+
+	GT_TRY(grow((void **)&s->objects, &vi->cap_o, s->nobjects, sizeof(*o)));
+	o = &s->objects[s->nobjects++];
+	o->kind = kind;
+	o->name = abs_name(name);
+	*ret = o;
+	return o->name ? 0 : GT_ERR(NOMEM);
+}
+
 static int add_group(struct visit *vi, hid_t obj, const char *name)
 {
 	struct gt_source *s = vi->s;
+	struct h5_attr_ctx x = { NULL, s, NULL, 0 };
 	struct gt_group_info *g;
 	hid_t gid;
 	int rc;
@@ -355,17 +252,30 @@ static int add_group(struct visit *vi, hid_t obj, const char *name)
 	gid = H5Gopen2(obj, name, H5P_DEFAULT);
 	if (gid < 0)
 		return gt_diag_set(vi->d, GT_ERR(CORRUPT), "cannot open group %s", g->name);
-	rc = read_attrs(gid, &g->attrs, vi->d);
+	x.a = &g->attrs;
+	x.where = g->name;
+	rc = gt_h5_read_attrs(gid, &x, vi->d);
 	H5Gclose(gid);
 	return rc;
+}
+
+/* A non-float dataset is an object too: compress keeps it whole. */
+static int add_whole(struct visit *vi, const struct gt_tensor_info *t)
+{
+	struct gt_object *o;
+
+	GT_TRY(push_object(vi, GT_OBJ_DATASET, t->name + 1, &o));
+	o->type_desc = t->type_desc;
+	return gt_attrs_copy(&o->attrs, &t->attrs);
 }
 
 static int add_dataset(struct visit *vi, hid_t obj, const char *name)
 {
 	struct gt_source *s = vi->s;
+	struct h5_attr_ctx x = { NULL, s, NULL, 0 };
 	struct gt_tensor_info *t;
 	hid_t ds;
-	int rc;
+	int rc, keep = 1;
 
 	GT_TRY(grow((void **)&s->tensors, &vi->cap_t, s->ntensors, sizeof(*t)));
 	t = &s->tensors[s->ntensors++];
@@ -375,19 +285,112 @@ static int add_dataset(struct visit *vi, hid_t obj, const char *name)
 	ds = H5Dopen2(obj, name, H5P_DEFAULT);
 	if (ds < 0)
 		return gt_diag_set(vi->d, GT_ERR(CORRUPT), "cannot open dataset %s", t->name);
-	rc = dataset_info(ds, t, vi->d);
+	rc = dataset_info(ds, t, &x, &keep, vi->d);
 	H5Dclose(ds);
+	if (rc >= 0 && t->dtype == GT_DT_NONE && keep)
+		rc = add_whole(vi, t);
 	return rc;
 }
 
-static herr_t visit_cb(hid_t obj, const char *name, const H5O_info_t *info, void *op)
+/* A second name of an object: a hard link, and for a dataset a tensor too. */
+static int add_alias(struct visit *vi, const char *name, const struct seen *e)
+{
+	struct gt_source *s = vi->s;
+	const char *first = e->is_group ? s->groups[e->idx].name : s->tensors[e->idx].name;
+	struct gt_tensor_info *t;
+	struct gt_object *o;
+	int kept = e->is_group || s->tensors[e->idx].dtype != GT_DT_NONE;
+
+	for (size_t k = 0; !kept && k < s->nobjects; k++)
+		kept = s->objects[k].kind == GT_OBJ_DATASET && !strcmp(s->objects[k].name, first);
+	if (!kept) /* a second name of what cannot be kept */
+		return gt_source_add_lost(s, "link /%s names %s, which gtool cannot keep",
+					  name, first);
+	GT_TRY(push_object(vi, GT_OBJ_HARD, name, &o));
+	o->target = strdup(first);
+	if (!o->target)
+		return GT_ERR(NOMEM);
+	if (e->is_group)
+		return 0;
+	GT_TRY(grow((void **)&s->tensors, &vi->cap_t, s->ntensors, sizeof(*t)));
+	t = &s->tensors[s->ntensors];
+	*t = s->tensors[e->idx];
+	t->attrs.v = NULL;
+	t->attrs.n = 0;
+	t->same_as = e->idx + 1;
+	t->name = strdup(o->name);
+	s->ntensors++;
+	if (!t->name)
+		return GT_ERR(NOMEM);
+	return gt_attrs_copy(&t->attrs, &s->tensors[e->idx].attrs);
+}
+
+static int add_hard(struct visit *vi, hid_t root, const char *name, haddr_t addr)
+{
+	const struct seen *e = vi->tab_cap ? seen_slot(vi->tab, vi->tab_cap, addr) : NULL;
+	H5O_info_t oi;
+	int rc;
+
+	if (e && e->used)
+		return add_alias(vi, name, e);
+	if (H5Oget_info_by_name2(root, name, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
+		return gt_diag_set(vi->d, GT_ERR(CORRUPT), "cannot open object /%s", name);
+	if (oi.type == H5O_TYPE_GROUP) {
+		rc = add_group(vi, root, name);
+		return rc < 0 ? rc : seen_add(vi, addr, 1, vi->s->ngroups - 1);
+	}
+	if (oi.type == H5O_TYPE_DATASET) {
+		const size_t idx = vi->s->ntensors;
+
+		rc = add_dataset(vi, root, name);
+		return rc < 0 ? rc : seen_add(vi, addr, 0, idx);
+	}
+	return gt_source_add_lost(vi->s, "object /%s is a named datatype, which gtool "
+				  "cannot keep", name);
+}
+
+static int add_link(struct visit *vi, hid_t root, const char *name, const H5L_info_t *li)
+{
+	const size_t len = li->u.val_size;
+	char *buf = malloc(len ? len : 1);
+	const char *file = NULL, *path = NULL;
+	struct gt_object *o;
+	unsigned flags;
+	int rc = buf ? 0 : GT_ERR(NOMEM);
+
+	if (rc >= 0 && H5Lget_val(root, name, buf, len, H5P_DEFAULT) < 0)
+		rc = gt_diag_set(vi->d, GT_ERR(CORRUPT), "cannot read link /%s", name);
+	if (rc >= 0 && li->type == H5L_TYPE_EXTERNAL &&
+	    H5Lunpack_elink_val(buf, len, &flags, &file, &path) < 0)
+		rc = gt_diag_set(vi->d, GT_ERR(CORRUPT), "cannot read link /%s", name);
+	if (rc >= 0 && li->type == H5L_TYPE_SOFT) {
+		path = buf;
+		buf[len ? len - 1 : 0] = 0;
+	}
+	if (rc >= 0)
+		rc = push_object(vi, li->type == H5L_TYPE_SOFT ? GT_OBJ_SOFT : GT_OBJ_EXTERNAL,
+				 name, &o);
+	if (rc >= 0) {
+		o->target = strdup(path ? path : "");
+		o->file = file ? strdup(file) : NULL;
+		if (!o->target || (file && !o->file))
+			rc = GT_ERR(NOMEM);
+	}
+	free(buf);
+	return rc;
+}
+
+static herr_t link_cb(hid_t root, const char *name, const H5L_info_t *li, void *op)
 {
 	struct visit *vi = op;
 
-	if (info->type == H5O_TYPE_GROUP)
-		vi->rc = add_group(vi, obj, name);
-	else if (info->type == H5O_TYPE_DATASET)
-		vi->rc = add_dataset(vi, obj, name);
+	if (li->type == H5L_TYPE_HARD)
+		vi->rc = add_hard(vi, root, name, li->u.address);
+	else if (li->type == H5L_TYPE_SOFT || li->type == H5L_TYPE_EXTERNAL)
+		vi->rc = add_link(vi, root, name, li);
+	else
+		vi->rc = gt_source_add_lost(vi->s, "link /%s is of a user-defined kind, "
+					    "which gtool cannot keep", name);
 	if (vi->rc == GT_ERR(NOMEM))
 		gt_diag_set(vi->d, vi->rc, "out of memory");
 	return vi->rc < 0 ? -1 : 0;
@@ -454,7 +457,8 @@ static int load_rows(struct h5_src *h, const struct gt_tensor_info *t, size_t i,
 	if (rc < 0 || mtype < 0 || fspace < 0 || mspace < 0 ||
 	    H5Dread(ds, mtype, t->rank ? mspace : H5S_ALL, t->rank ? fspace : H5S_ALL,
 		    H5P_DEFAULT, sl->buf) < 0)
-		rc = gt_diag_set(d, GT_ERR(IO), "dataset %s: read failed", t->name);
+		rc = ds < 0 ? gt_diag_set(d, GT_ERR(IO), "dataset %s: read failed", t->name)
+			    : gt_h5_read_error(ds, t->name, d);
 	if (mspace >= 0)
 		H5Sclose(mspace);
 	if (fspace >= 0)
@@ -548,75 +552,88 @@ static void h5_close(struct gt_source *s)
 
 static const struct gt_source_ops h5_ops = { h5_read, h5_close };
 
+static int h5_read_object(struct gt_source *s, size_t i, struct gt_blob *b,
+			  struct gt_diag *d)
+{
+	const struct h5_src *h = s->priv;
+	const char *name = s->objects[i].name;
+	hid_t ds;
+	int rc;
+
+	quiet();
+	ds = H5Dopen2(h->file, name, H5P_DEFAULT);
+	if (ds < 0)
+		return gt_diag_set(d, GT_ERR(IO), "cannot open dataset %s", name);
+	rc = gt_h5_read_dataset_blob(ds, name, b, d);
+	H5Dclose(ds);
+	return rc;
+}
+
+static herr_t find_lock(unsigned n, const H5E_error2_t *e, void *op)
+{
+	(void)n;
+	if (e->min_num == H5E_CANTLOCKFILE || (e->desc && strstr(e->desc, "lock")))
+		*(int *)op = 1;
+	return 0;
+}
+
+/* Why H5Fopen failed: a lock held by a writer, or not HDF5 at all. */
+static int open_error(struct gt_diag *d)
+{
+	int locked = 0;
+
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, find_lock, &locked);
+	if (locked)
+		return gt_diag_set(d, GT_ERR(IO), "the file is locked: another program has "
+				   "it open for writing; wait for it to close the file, or "
+				   "set HDF5_USE_FILE_LOCKING=FALSE to read it anyway");
+	return gt_diag_set(d, GT_ERR(CORRUPT), "not an HDF5 file");
+}
+
+/* Every link from the root down, objects before their second names. */
+static int list_file(struct gt_source *s, hid_t file, struct gt_diag *d)
+{
+	struct visit vi = { .s = s, .d = d };
+	H5O_info_t oi;
+	int rc = H5Oget_info2(file, &oi, H5O_INFO_BASIC) < 0 ? GT_ERR(CORRUPT) : 0;
+
+	if (rc >= 0)
+		rc = add_group(&vi, file, ".");
+	if (rc >= 0)
+		rc = seen_add(&vi, oi.addr, 1, 0);
+	if (rc >= 0 && H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, link_cb, &vi) < 0)
+		rc = vi.rc < 0 ? vi.rc : GT_ERR(CORRUPT);
+	free(vi.tab);
+	if (rc == GT_ERR(CORRUPT) && vi.rc >= 0)
+		return gt_diag_set(d, rc, "cannot list the file's objects");
+	if (rc == GT_ERR(NOMEM))
+		return gt_diag_set(d, rc, "out of memory");
+	return rc;
+}
+
 int gt_hdf5_source_open(struct gt_source *s, struct gt_diag *d)
 {
 	struct h5_src *h = calloc(1, sizeof(*h));
-	struct visit vi = { .s = s, .d = d };
 
 	if (!h)
 		return gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	s->priv = h;
 	s->ops = &h5_ops;
+	s->read_object = h5_read_object;
 	h->file = H5Fopen(s->path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	if (h->file < 0)
-		return gt_diag_set(d, GT_ERR(CORRUPT), "not an HDF5 file");
-	if (H5Ovisit2(h->file, H5_INDEX_NAME, H5_ITER_INC, visit_cb, &vi,
-		      H5O_INFO_BASIC) < 0) {
-		if (vi.rc < 0)
-			return vi.rc;
-		return gt_diag_set(d, GT_ERR(CORRUPT), "cannot list the file's objects");
-	}
-	return 0;
+		return open_error(d);
+	return list_file(s, h->file, d);
 }
 
 /* ---- attributes: writing ---------------------------------------------- */
-
-static hid_t str_type(void)
-{
-	const hid_t t = H5Tcopy(H5T_C_S1);
-
-	if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
-		H5Tclose(t);
-		return -1;
-	}
-	return t;
-}
-
-static int write_attr(hid_t obj, const struct gt_attr *a)
-{
-	const hsize_t n = a->n;
-	const hid_t space = a->type == GT_ATTR_STR || n == 1 ? H5Screate(H5S_SCALAR)
-			  : n == 0 ? H5Screate(H5S_NULL) : H5Screate_simple(1, &n, NULL);
-	const hid_t ftype = a->type == GT_ATTR_INT ? H5Tcopy(H5T_STD_I64LE)
-			  : a->type == GT_ATTR_FLOAT ? H5Tcopy(H5T_IEEE_F64LE) : str_type();
-	hid_t aid = -1;
-	herr_t e = -1;
-
-	if (H5Aexists(obj, a->name) > 0)
-		H5Adelete(obj, a->name);
-	if (space >= 0 && ftype >= 0)
-		aid = H5Acreate2(obj, a->name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
-	if (aid >= 0 && n == 0 && a->type != GT_ATTR_STR)
-		e = 0;
-	else if (aid >= 0)
-		e = a->type == GT_ATTR_INT ? H5Awrite(aid, H5T_NATIVE_INT64, a->i)
-		  : a->type == GT_ATTR_FLOAT ? H5Awrite(aid, H5T_NATIVE_DOUBLE, a->f)
-		  : H5Awrite(aid, ftype, &a->s);
-	if (aid >= 0)
-		H5Aclose(aid);
-	if (ftype >= 0)
-		H5Tclose(ftype);
-	if (space >= 0)
-		H5Sclose(space);
-	return e < 0 ? GT_ERR(IO) : 0;
-}
 
 static int write_attrs(hid_t obj, const struct gt_attrs *attrs, const char *where,
 		       struct gt_diag *d)
 {
 	for (size_t i = 0; i < attrs->n; i++)
-		if (write_attr(obj, &attrs->v[i]) < 0)
+		if (gt_h5_write_attr(obj, &attrs->v[i]) < 0)
 			return gt_diag_set(d, GT_ERR(IO), "%s: cannot write attribute %s",
 					   where, attrs->v[i].name);
 	return 0;
@@ -626,63 +643,122 @@ static int write_attrs(hid_t obj, const struct gt_attrs *attrs, const char *wher
 
 struct h5_sink {
 	hid_t file;
+	hid_t gcpl, dcpl;   /* no object times: the same bytes on every run */
 	unsigned char *buf; /* the current tensor, written whole at its end */
 	size_t cap;         /* bytes of buf: grown as values come, never to
 			     * the count a header claims before they do */
 };
 
+/* A creation property list that does not record object times (as h5py's
+ * track_times=False), so that a file written twice is the same bytes. */
+static hid_t untimed(hid_t cls)
+{
+	hid_t p = H5Pcreate(cls);
+
+	if (p >= 0 && H5Pset_obj_track_times(p, 0) < 0) {
+		H5Pclose(p);
+		p = -1;
+	}
+	return p;
+}
+
 static int h5_sink_open(struct gt_sink *s, struct gt_diag *d)
 {
 	struct h5_sink *h = calloc(1, sizeof(*h));
-	hid_t fapl = H5P_DEFAULT;
+	hid_t fapl = H5P_DEFAULT, fcpl = -1;
 
 	if (!h)
 		return gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	s->priv = h;
+	h->file = h->gcpl = h->dcpl = -1;
 	if (s->to_stdout) {
 		/* in memory; the image goes to stdout on commit */
 		fapl = H5Pcreate(H5P_FILE_ACCESS);
 		if (fapl < 0 || H5Pset_fapl_core(fapl, 1 << 20, 0) < 0)
 			return gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
 	}
-	h->file = H5Fcreate(s->to_stdout ? "stdout.h5" : s->tmp, H5F_ACC_TRUNC,
-			    H5P_DEFAULT, fapl);
+	fcpl = untimed(H5P_FILE_CREATE);
+	h->gcpl = untimed(H5P_GROUP_CREATE);
+	h->dcpl = untimed(H5P_DATASET_CREATE);
+	if (fcpl >= 0 && h->gcpl >= 0 && h->dcpl >= 0)
+		h->file = H5Fcreate(s->to_stdout ? "stdout.h5" : s->tmp, H5F_ACC_TRUNC,
+				    fcpl, fapl);
 	if (fapl != H5P_DEFAULT)
 		H5Pclose(fapl);
+	if (fcpl >= 0)
+		H5Pclose(fcpl);
 	if (h->file < 0)
 		return gt_diag_set(d, GT_ERR(IO), "cannot create an HDF5 file");
 	return 0;
 }
 
-static hid_t intermediate_lcpl(void)
+/* Create the groups above @path that do not exist yet. */
+static int make_parents(const struct h5_sink *h, const char *path)
 {
-	const hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+	char *p = strdup(path);
+	int rc = p ? 0 : GT_ERR(NOMEM);
 
-	if (lcpl >= 0)
-		H5Pset_create_intermediate_group(lcpl, 1);
-	return lcpl;
+	for (char *q = p ? strchr(p + 1, '/') : NULL; q && rc >= 0; q = strchr(q + 1, '/')) {
+		*q = 0;
+		if (H5Lexists(h->file, p, H5P_DEFAULT) <= 0) {
+			const hid_t g = H5Gcreate2(h->file, p, H5P_DEFAULT, h->gcpl, H5P_DEFAULT);
+
+			if (g < 0)
+				rc = GT_ERR(IO);
+			else
+				H5Gclose(g);
+		}
+		*q = '/';
+	}
+	free(p);
+	return rc;
 }
 
 static int h5_sink_group(struct gt_sink *s, const struct gt_group_info *g,
 			 struct gt_diag *d)
 {
 	const struct h5_sink *h = s->priv;
-	hid_t gid, lcpl;
+	hid_t gid;
 	int rc;
 
 	quiet();
 	gid = H5Gopen2(h->file, g->name, H5P_DEFAULT);
-	if (gid < 0) {
-		lcpl = intermediate_lcpl();
-		gid = H5Gcreate2(h->file, g->name, lcpl, H5P_DEFAULT, H5P_DEFAULT);
-		H5Pclose(lcpl);
-	}
+	if (gid < 0 && make_parents(h, g->name) >= 0)
+		gid = H5Gcreate2(h->file, g->name, H5P_DEFAULT, h->gcpl, H5P_DEFAULT);
 	if (gid < 0)
 		return gt_diag_set(d, GT_ERR(IO), "cannot create group %s", g->name);
 	rc = write_attrs(gid, &g->attrs, g->name, d);
 	H5Gclose(gid);
 	return rc;
+}
+
+/* A link, or a non-float dataset kept whole. */
+static int h5_sink_object(struct gt_sink *s, const struct gt_object *o,
+			  struct gt_diag *d)
+{
+	const struct h5_sink *h = s->priv;
+	herr_t e = -1;
+
+	quiet();
+	if (make_parents(h, o->name) < 0)
+		return gt_diag_set(d, GT_ERR(IO), "cannot create the groups above %s", o->name);
+	switch (o->kind) {
+	case GT_OBJ_DATASET:
+		return gt_h5_write_object(h->file, o, h->dcpl, H5P_DEFAULT, d);
+	case GT_OBJ_HARD:
+		e = H5Lcreate_hard(h->file, o->target, h->file, o->name, H5P_DEFAULT,
+				   H5P_DEFAULT);
+		break;
+	case GT_OBJ_SOFT:
+		e = H5Lcreate_soft(o->target, h->file, o->name, H5P_DEFAULT, H5P_DEFAULT);
+		break;
+	case GT_OBJ_EXTERNAL:
+		e = H5Lcreate_external(o->file, o->target, h->file, o->name, H5P_DEFAULT,
+				       H5P_DEFAULT);
+		break;
+	}
+	return e < 0 ? gt_diag_set(d, GT_ERR(IO), "cannot create link %s", o->name) : 0;
 }
 
 static int h5_sink_begin(struct gt_sink *s, struct gt_diag *d)
@@ -697,7 +773,7 @@ static int h5_sink_begin(struct gt_sink *s, struct gt_diag *d)
 		return gt_diag_set(d, GT_ERR(INVAL), "%s: HDF5 needs the count up front", t->name);
 	for (unsigned k = 0; k < t->rank; k++)
 		count = t->dims[k] && count > UINT64_MAX / t->dims[k] ? 0 : count * t->dims[k];
-	if (count != t->count)
+	if (count != t->count && (t->rank || t->count)) /* rank 0, count 0: null */
 		return gt_diag_set(d, GT_ERR(INVAL), "tensor %s: shape and count disagree", t->name);
 	if (t->count > SIZE_MAX / size)
 		return gt_diag_set(d, GT_ERR(OVERFLOW), "tensor %s is too large", t->name);
@@ -775,7 +851,8 @@ static int write_dataset(struct gt_sink *s, hid_t ds, hid_t ftype, struct gt_dia
 	if (t->count && H5Dwrite(ds, ftype, H5S_ALL, H5S_ALL, H5P_DEFAULT, h->buf) < 0)
 		return gt_diag_set(d, GT_ERR(IO), "cannot write dataset %s", t->name);
 	GT_TRY(write_attrs(ds, &t->attrs, t->name, d));
-	if (t->dtype == GT_DT_BF16 && write_attr(ds, &bf16_attr) < 0)
+	if (t->dtype == GT_DT_BF16 && !gt_attrs_find(&t->attrs, "dtype") &&
+	    gt_h5_write_attr(ds, &bf16_attr) < 0)
 		return gt_diag_set(d, GT_ERR(IO), "%s: cannot write attribute dtype", t->name);
 	return 0;
 }
@@ -785,20 +862,17 @@ static int h5_sink_end(struct gt_sink *s, struct gt_diag *d)
 	struct h5_sink *h = s->priv;
 	const hid_t ftype = file_type(s->info.dtype);
 	const hid_t space = tensor_space(&s->info);
-	const hid_t lcpl = intermediate_lcpl();
 	hid_t ds = -1;
 	int rc;
 
 	quiet();
-	if (ftype >= 0 && space >= 0 && lcpl >= 0)
-		ds = H5Dcreate2(h->file, s->info.name, ftype, space, lcpl, H5P_DEFAULT,
+	if (ftype >= 0 && space >= 0 && make_parents(h, s->info.name) >= 0)
+		ds = H5Dcreate2(h->file, s->info.name, ftype, space, H5P_DEFAULT, h->dcpl,
 				H5P_DEFAULT);
 	rc = ds < 0 ? gt_diag_set(d, GT_ERR(IO), "cannot create dataset %s", s->info.name)
 		    : write_dataset(s, ds, ftype, d);
 	if (ds >= 0)
 		H5Dclose(ds);
-	if (lcpl >= 0)
-		H5Pclose(lcpl);
 	if (space >= 0)
 		H5Sclose(space);
 	if (ftype >= 0)
@@ -855,6 +929,10 @@ static void h5_sink_close(struct gt_sink *s)
 		return;
 	if (h->file >= 0)
 		H5Fclose(h->file);
+	if (h->gcpl >= 0)
+		H5Pclose(h->gcpl);
+	if (h->dcpl >= 0)
+		H5Pclose(h->dcpl);
 	free(h->buf);
 	free(h);
 	s->priv = NULL;
@@ -863,6 +941,7 @@ static void h5_sink_close(struct gt_sink *s)
 const struct gt_sink_ops gt_hdf5_sink_ops = {
 	.open = h5_sink_open,
 	.group = h5_sink_group,
+	.object = h5_sink_object,
 	.begin = h5_sink_begin,
 	.write = h5_sink_write,
 	.end = h5_sink_end,

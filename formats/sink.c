@@ -100,6 +100,14 @@ int gt_sink_group(struct gt_sink *s, const struct gt_group_info *g,
 	return s->ops->group ? s->ops->group(s, g, d) : 0;
 }
 
+int gt_sink_object(struct gt_sink *s, const struct gt_object *o, struct gt_diag *d)
+{
+	if (s->in_tensor)
+		return gt_diag_set(d, GT_ERR(INVAL), "object %s inside tensor %s",
+				   o->name, s->info.name);
+	return s->ops->object ? s->ops->object(s, o, d) : 0;
+}
+
 int gt_sink_begin(struct gt_sink *s, const struct gt_tensor_info *t,
 		  struct gt_diag *d)
 {

@@ -23,6 +23,8 @@ struct gt_sink_ops {
 	/* write out and close the temporary file (or stdout) */
 	int (*commit)(struct gt_sink *s, struct gt_diag *d);
 	void (*close)(struct gt_sink *s); /* frees priv only */
+	int (*object)(struct gt_sink *s, const struct gt_object *o,
+		      struct gt_diag *d); /* NULL: links and whole datasets are ignored */
 	int single; /* holds one tensor */
 	int uses_file; /* the dispatcher opens s->f on the temporary file */
 };

@@ -1,5 +1,7 @@
 /* source.c - open a tensor file of any kind: detection, dispatch, accessors */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -257,8 +259,73 @@ void gt_source_free(struct gt_source *s)
 		gt_attrs_release(&s->groups[i].attrs);
 	}
 	free(s->groups);
+	for (size_t i = 0; i < s->nobjects; i++)
+		gt_object_release(&s->objects[i]);
+	free(s->objects);
+	for (size_t i = 0; i < s->nlost; i++)
+		free(s->lost[i]);
+	free(s->lost);
 	free(s->path);
 	free(s);
+}
+
+/* ---- objects: links and non-float datasets ----------------------------- */
+
+size_t gt_source_nobjects(const struct gt_source *s)
+{
+	return s->nobjects;
+}
+
+const struct gt_object *gt_source_object(const struct gt_source *s, size_t i)
+{
+	return i < s->nobjects ? &s->objects[i] : NULL;
+}
+
+int gt_source_read_object(struct gt_source *s, size_t i, struct gt_blob *b,
+			  struct gt_diag *d)
+{
+	memset(b, 0, sizeof(*b));
+	if (i >= s->nobjects || s->objects[i].kind != GT_OBJ_DATASET || !s->read_object)
+		return gt_diag_set(d, GT_ERR(INVAL), "object %zu is not a dataset", i);
+	return s->read_object(s, i, b, d);
+}
+
+size_t gt_source_nlost(const struct gt_source *s)
+{
+	return s->nlost;
+}
+
+const char *gt_source_lost(const struct gt_source *s, size_t i)
+{
+	return i < s->nlost ? s->lost[i] : NULL;
+}
+
+int gt_source_add_lost(struct gt_source *s, const char *fmt, ...)
+{
+	char **v = realloc(s->lost, (s->nlost + 1) * sizeof(*v));
+	va_list ap;
+	int n;
+
+	if (!v)
+		return GT_ERR(NOMEM);
+	s->lost = v;
+	va_start(ap, fmt);
+	n = vasprintf(&v[s->nlost], fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return GT_ERR(NOMEM);
+	s->nlost++;
+	return 0;
+}
+
+void gt_object_release(struct gt_object *o)
+{
+	free(o->name);
+	free(o->target);
+	free(o->file);
+	gt_blob_release(&o->blob);
+	gt_attrs_release(&o->attrs);
+	memset(o, 0, sizeof(*o));
 }
 
 /* ---- accessors -------------------------------------------------------- */
@@ -347,6 +414,25 @@ static void *dup_mem(const void *p, size_t len)
 	return q;
 }
 
+void gt_blob_release(struct gt_blob *b)
+{
+	free(b->type);
+	free(b->data);
+	b->type = b->data = NULL;
+	b->type_len = b->data_len = 0;
+}
+
+int gt_blob_copy(struct gt_blob *dst, const struct gt_blob *src)
+{
+	*dst = *src;
+	dst->type = dup_mem(src->type, src->type_len);
+	dst->data = dup_mem(src->data, src->data_len);
+	if (dst->type && dst->data)
+		return 0;
+	gt_blob_release(dst);
+	return GT_ERR(NOMEM);
+}
+
 static int attr_copy(struct gt_attr *dst, const struct gt_attr *src)
 {
 	memset(dst, 0, sizeof(*dst));
@@ -355,6 +441,14 @@ static int attr_copy(struct gt_attr *dst, const struct gt_attr *src)
 	dst->name = strdup(src->name);
 	if (!dst->name)
 		return GT_ERR(NOMEM);
+	if (src->raw) {
+		dst->raw = malloc(sizeof(*dst->raw));
+		if (!dst->raw || gt_blob_copy(dst->raw, src->raw) < 0) {
+			free(dst->raw);
+			dst->raw = NULL;
+			return GT_ERR(NOMEM);
+		}
+	}
 	switch (src->type) {
 	case GT_ATTR_INT:
 		dst->i = dup_mem(src->i, src->n * sizeof(*src->i));
@@ -365,16 +459,21 @@ static int attr_copy(struct gt_attr *dst, const struct gt_attr *src)
 	case GT_ATTR_STR:
 		dst->s = dup_mem(src->s, src->n + 1);
 		return dst->s ? 0 : GT_ERR(NOMEM);
+	case GT_ATTR_NONE: return 0;
 	}
 	return GT_ERR(INVAL);
 }
 
-static void attr_release(struct gt_attr *a)
+void gt_attr_release(struct gt_attr *a)
 {
 	free(a->name);
 	free(a->i);
 	free(a->f);
 	free(a->s);
+	if (a->raw)
+		gt_blob_release(a->raw);
+	free(a->raw);
+	memset(a, 0, sizeof(*a));
 }
 
 int gt_attrs_copy(struct gt_attrs *dst, const struct gt_attrs *src)
@@ -393,7 +492,7 @@ int gt_attrs_copy(struct gt_attrs *dst, const struct gt_attrs *src)
 		const int rc = attr_copy(&dst->v[dst->n], &src->v[i]);
 
 		if (rc < 0) {
-			attr_release(&dst->v[dst->n]);
+			gt_attr_release(&dst->v[dst->n]);
 			return rc;
 		}
 		dst->n++;
@@ -404,7 +503,7 @@ int gt_attrs_copy(struct gt_attrs *dst, const struct gt_attrs *src)
 void gt_attrs_release(struct gt_attrs *a)
 {
 	for (size_t i = 0; i < a->n; i++)
-		attr_release(&a->v[i]);
+		gt_attr_release(&a->v[i]);
 	free(a->v);
 	a->v = NULL;
 	a->n = 0;

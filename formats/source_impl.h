@@ -26,6 +26,13 @@ struct gt_source {
 	size_t ntensors;
 	struct gt_group_info *groups;
 	size_t ngroups;
+	struct gt_object *objects;
+	size_t nobjects;
+	char **lost;
+	size_t nlost;
+	/* the bytes of object i (a non-float dataset); NULL: the kind has none */
+	int (*read_object)(struct gt_source *s, size_t i, struct gt_blob *b,
+			   struct gt_diag *d);
 	void *priv;
 };
 
@@ -38,5 +45,10 @@ int gt_gtz_source_open(struct gt_source *s, FILE *f, struct gt_diag *d);
 
 /* Release one tensor info's allocations (name, attrs). */
 void gt_tensor_info_release(struct gt_tensor_info *t);
+/* Free one attribute's allocations and zero it. */
+void gt_attr_release(struct gt_attr *a);
+/* Append a phrase to s->lost (printf-style); GT_ERR(NOMEM). */
+int gt_source_add_lost(struct gt_source *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #endif

@@ -30,7 +30,7 @@ static const struct gt_attr *lookup(const struct gt_attrs *step,
 /* Element @k of a numeric attribute holding exactly @n values. */
 static int number(const struct gt_attr *a, size_t n, size_t k, double *v)
 {
-	if (!a || a->n != n || a->type == GT_ATTR_STR)
+	if (!a || a->n != n || (a->type != GT_ATTR_INT && a->type != GT_ATTR_FLOAT))
 		return 0;
 	*v = a->type == GT_ATTR_INT ? (double)a->i[k] : a->f[k];
 	return 1;
@@ -66,18 +66,22 @@ static void read_betas(struct gt_optim *o, const struct gt_attrs *step,
 }
 
 static void read_optim(struct gt_optim *o, const struct gt_attrs *step,
-		       const struct gt_attrs *root)
+		       const struct gt_attrs *root, const struct gt_optim_hp **text)
 {
 	const struct gt_attr *name = lookup(step, root, "optimizer");
 
 	memset(o, 0, sizeof(*o));
+	*text = NULL;
 	for (size_t k = 0; k < GT_OPTIM_NHP; k++) {
 		const struct gt_optim_hp *h = &gt_optim_hps[k];
+		const struct gt_attr *a = lookup(step, root, h->name);
 		double v;
 
+		if (a && a->type == GT_ATTR_STR && !*text)
+			*text = h;
 		if (h->bit == GT_HP_BETA1 || h->bit == GT_HP_BETA2)
 			continue;
-		if (number(lookup(step, root, h->name), 1, 0, &v))
+		if (number(a, 1, 0, &v))
 			gt_optim_hp_set(o, h, v);
 	}
 	read_betas(o, step, root);
@@ -170,7 +174,7 @@ static int add_step(struct gt_trace *tr, const struct gt_group_info *g,
 	tr->n++;
 	st->step = number(gt_attrs_find(&g->attrs, "step"), 1, 0, &v) &&
 		   v >= 0 && v < 9.2e18 ? (long)v : num;
-	read_optim(&st->optim, &g->attrs, root);
+	read_optim(&st->optim, &g->attrs, root, &st->text_hp);
 	st->optim.t = st->step;
 	return fill_grads(tr->src, st);
 }
@@ -222,6 +226,19 @@ void gt_trace_free(struct gt_trace *tr)
 	}
 	free(tr->steps);
 	free(tr);
+}
+
+int gt_trace_check(const struct gt_trace_step *st, const struct gt_optim *o,
+		   struct gt_diag *d)
+{
+	char where[256];
+	const int rc = (snprintf(where, sizeof(where), "step %s", st->group),
+			gt_optim_check(o, where, d));
+
+	if (rc == GT_ERR(NOTFOUND) && st->text_hp && !(o->have & st->text_hp->bit))
+		return gt_diag_set(d, GT_ERR(TYPE), "attribute %s of %s is a string, "
+				   "expected a number", st->text_hp->name, st->group);
+	return rc;
 }
 
 size_t gt_trace_nsteps(const struct gt_trace *tr)

@@ -42,6 +42,13 @@ static inline void fuzz_read_all(const char *path, enum gt_kind kind)
 		while (got && gt_source_read(s, i, at, per, buf, &got, &d) == 0)
 			at += got;
 	}
+	for (size_t i = 0; i < gt_source_nobjects(s); i++) {
+		struct gt_blob b;
+
+		if (gt_source_object(s, i)->kind == GT_OBJ_DATASET &&
+		    gt_source_read_object(s, i, &b, &d) == 0)
+			gt_blob_release(&b);
+	}
 	gt_source_free(s);
 }
 

@@ -58,6 +58,7 @@ static void make_info(struct gt_tensor_info *ti, const struct tensor *t,
 	ti->dims[0] = t->n / 4;
 	ti->dims[1] = 4;
 	ti->count = t->n;
+	memset(attr, 0, sizeof(*attr));
 	attr->name = (char *)(uintptr_t)"step";
 	attr->type = GT_ATTR_INT;
 	attr->n = 1;
@@ -550,7 +551,7 @@ static int cb_eof(void *arg, struct gt_diag *d)
 }
 
 static const struct gt_gtz_callbacks expect_cb = { cb_group, cb_tensor, cb_data,
-						   cb_end, cb_eof };
+						   cb_end, cb_eof, NULL };
 
 static int read_all(const char *path, const struct tensor *t, size_t nt,
 		    unsigned threads, struct expect *e)
@@ -661,6 +662,84 @@ static void test_unknown_count_and_refusals(void)
 	CHECK(access(path_of("v.gtz"), F_OK) != 0);
 }
 
+/*
+ * Format 1.1: a whole dataset (D, its bytes compressed) and a link (L)
+ * read back as they were written, by the stream reader and as a source;
+ * a flipped payload byte is caught.
+ */
+static void test_objects(void)
+{
+	static unsigned char type[3] = { 1, 2, 3 }, data[1000];
+	struct gt_object ds = { GT_OBJ_DATASET, (char *)(uintptr_t)"/labels", NULL, NULL,
+				"int64", { type, 3, GT_SPACE_SIMPLE, 2, { 25, 5 }, 0,
+					   data, sizeof(data) }, { NULL, 0 } };
+	struct gt_object ln = { GT_OBJ_SOFT, (char *)(uintptr_t)"/s",
+				(char *)(uintptr_t)"/labels", NULL, NULL, { 0 }, { NULL, 0 } };
+	struct gt_gtz_writer *w = NULL;
+	struct gt_gtz_reader *r = NULL;
+	enum gt_gtz_event ev = GT_GTZ_DATA;
+	struct gt_source *s = NULL;
+	struct gt_diag d = { "" };
+	struct gt_blob b;
+	const char *p = path_of("obj.gtz");
+	struct gt_gtz_record rec = { 0 };
+	int seen = 0, rc = 0;
+	FILE *f;
+
+	fill_bits(data, sizeof(data));
+	CHECK_RC(gt_gtz_writer_open(p, 1, 1, &w, &d), 0);
+	CHECK_RC(gt_gtz_write_object(w, &ds, &d), 0);
+	CHECK_RC(gt_gtz_write_object(w, &ln, &d), 0);
+	CHECK_RC(gt_gtz_writer_commit(w, &d), 0);
+	gt_gtz_writer_free(w);
+	f = fopen(p, "rb");
+	CHECK_RC(gt_gtz_reader_open(f, 1, &r, &d), 0);
+	while (r && ev != GT_GTZ_EOF && gt_gtz_next(r, &ev, &d) == 0) {
+		const struct gt_object *o = gt_gtz_object(r);
+
+		if (ev != GT_GTZ_OBJECT)
+			continue;
+		if (!seen)
+			gt_gtz_last_record(r, &rec);
+		if (seen++ == 0)
+			CHECK(o->kind == GT_OBJ_DATASET && !strcmp(o->name, "/labels") &&
+			      o->blob.rank == 2 && o->blob.dims[1] == 5 && o->blob.type_len == 3 &&
+			      o->blob.data_len == sizeof(data) && !memcmp(o->blob.data, data, sizeof(data)));
+		else
+			CHECK(o->kind == GT_OBJ_SOFT && !strcmp(o->target, "/labels"));
+	}
+	CHECK(ev == GT_GTZ_EOF && seen == 2);
+	gt_gtz_reader_free(r);
+	fclose(f);
+	CHECK_RC(gt_source_open(p, &(struct gt_source_opts){ 0 }, &s, &d), 0);
+	CHECK(s && gt_source_count(s) == 1 && gt_source_nobjects(s) == 2);
+	CHECK(s && gt_source_info(s, 0)->dtype == GT_DT_NONE && gt_source_info(s, 0)->count == 125);
+	CHECK_RC(s ? gt_source_read_object(s, 0, &b, &d) : -1, 0);
+	CHECK(s && b.data_len == sizeof(data) && !memcmp(b.data, data, sizeof(data)));
+	if (s)
+		gt_blob_release(&b);
+	gt_source_free(s);
+	/* a byte of the payload flipped: the frame or its CRC-32 fails */
+	CHECK(rec.tag == 'D' && rec.payload_bytes > 100);
+	f = fopen(p, "r+b");
+	CHECK(f && fseek(f, (long)(rec.payload_offset + rec.payload_bytes / 2), SEEK_SET) == 0);
+	if (f) {
+		const int c = fgetc(f);
+
+		fseek(f, -1, SEEK_CUR);
+		fputc(c ^ 0x10, f);
+		fclose(f);
+	}
+	f = fopen(p, "rb");
+	ev = GT_GTZ_DATA;
+	CHECK_RC(gt_gtz_reader_open(f, 1, &r, &d), 0);
+	while (r && ev != GT_GTZ_EOF && rc == 0)
+		rc = gt_gtz_next(r, &ev, &d);
+	CHECK(rc == GT_ERR(CORRUPT) && !strcmp(d.msg, "/labels: bad data"));
+	gt_gtz_reader_free(r);
+	fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	char cmd[300];
@@ -679,6 +758,7 @@ int main(int argc, char **argv)
 	RUN(test_hostile_bytes);
 	RUN(test_read_all);
 	RUN(test_unknown_count_and_refusals);
+	RUN(test_objects);
 	for (int k = 0; k < 3; k++)
 		free(ts[k].data);
 	rc = check_done("test_gtz");

@@ -31,9 +31,9 @@ static void test_attrs(void)
 	int64_t iv[2] = { 1, -5 };
 	double fv[1] = { 0.5 };
 	struct gt_attr v[] = {
-		{ (char *)(uintptr_t)"i", GT_ATTR_INT, 2, iv, NULL, NULL },
-		{ (char *)(uintptr_t)"f", GT_ATTR_FLOAT, 1, NULL, fv, NULL },
-		{ (char *)(uintptr_t)"s", GT_ATTR_STR, 3, NULL, NULL, (char *)(uintptr_t)"abc" },
+		{ (char *)(uintptr_t)"i", GT_ATTR_INT, 2, iv, NULL, NULL, NULL },
+		{ (char *)(uintptr_t)"f", GT_ATTR_FLOAT, 1, NULL, fv, NULL, NULL },
+		{ (char *)(uintptr_t)"s", GT_ATTR_STR, 3, NULL, NULL, (char *)(uintptr_t)"abc", NULL },
 	};
 	const struct gt_attrs src = { v, 3 };
 	struct gt_attrs dst = { NULL, 0 };

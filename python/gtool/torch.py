@@ -120,9 +120,11 @@ def _differs(root, val):
 # ---- the trace writer -------------------------------------------------------------
 
 class _H5Sink:
-    def __init__(self, path, force):
+    def __init__(self, path, force, f=None):
         import h5py
-        self.f = h5py.File(path, "w" if force else "w-", libver="earliest", track_order=False)
+        self.owned = f is None
+        self.f = f if f is not None else h5py.File(path, "w" if force else "w-",
+                                                   libver="earliest", track_order=False)
 
     def root_attrs(self, attrs):
         for k, v in attrs.items():
@@ -146,7 +148,8 @@ class _H5Sink:
             self.f.create_dataset(name, data=t.numpy(), track_times=False)
 
     def close(self, ok):
-        self.f.close()
+        if self.owned:
+            self.f.close()
 
 
 class _GtzSink:
@@ -186,7 +189,8 @@ class TraceWriter:
 
     path       "run.h5" (HDF5 through h5py) or "run.gtz" (.gtz through
                libgtool; gradients coded with `codec`, everything else
-               losslessly with huffexp, as `gtool compress` does a trace)
+               losslessly with huffexp, as `gtool compress` does a trace),
+               or an h5py.File opened for writing (left open at close())
     model      the torch.nn.Module: named_parameters() give the names
     optimizer  torch.optim SGD (momentum, dampening, nesterov, weight
                decay), Adagrad, RMSprop, Adam or AdamW, one param group
@@ -207,10 +211,15 @@ class TraceWriter:
 
     def __init__(self, path, model, optimizer, steps=None, codec="huffexp", attrs=None,
                  force=True, threads=1):
-        path = str(path)
         self.model, self.optimizer = model, optimizer
         self.steps = None if steps is None else set(int(s) for s in steps)
         optimizer_kind(optimizer)  # refuse what gtool cannot step, now
+        if hasattr(path, "create_dataset"):  # an open h5py.File
+            self.sink = _H5Sink(None, force, path)
+            self.sink.root_attrs(attrs or {})
+            self._open, self._first = None, "optimizer" not in path.attrs
+            return
+        path = str(path)
         if path.endswith(".gtz"):
             self.sink = _GtzSink(path, force, codec, threads)
         else:

@@ -2,8 +2,6 @@
 steps bit for bit as PyTorch did, for each optimizer, in HDF5 and .gtz."""
 
 import json
-import os
-import sys
 
 import h5py
 import numpy as np
@@ -15,7 +13,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import gtool  # noqa: E402
 from gtool.torch import TraceWriter  # noqa: E402
-from conftest import ROOT, run_gtool  # noqa: E402
+from conftest import run_gtool  # noqa: E402
 
 OPTIMIZERS = {
     "sgd": lambda ps: torch.optim.SGD(ps, lr=0.05, weight_decay=1e-4),
@@ -118,12 +116,8 @@ def test_gcomp_trace(tmp_path, name):
 
 def test_same_as_dump_step(tmp_path):
     """The HDF5 trace equals, values and attributes, the one that
-    samples/make_traces.py's own dump_step writes of the same run."""
-    sys.path.insert(0, os.path.join(ROOT, "samples"))
-    try:
-        from make_traces import dump_step
-    finally:
-        sys.path.pop(0)
+    samples/make_traces.py's own dump_step wrote of the same run."""
+    from ref_dump_step import dump_step
     for name in OPTIMIZERS:
         write_trace(tmp_path / "tw.h5", OPTIMIZERS[name])
         with h5py.File(tmp_path / "ds.h5", "w", libver="earliest", track_order=False) as f:
@@ -149,3 +143,24 @@ def test_refused_optimizers(tmp_path):
         with pytest.raises(gtool.Error) as e:
             TraceWriter(tmp_path / "x.h5", model, opt)
         assert str(e.value) == msg
+
+
+def test_open_h5py_file(tmp_path):
+    """An open h5py.File: the same trace, the file left open for more."""
+    write_trace(tmp_path / "a.h5", OPTIMIZERS["adam"])
+    with h5py.File(tmp_path / "b.h5", "w", libver="earliest", track_order=False) as f:
+        box = {}
+
+        def do_step(step, model, opt):
+            if "tw" not in box:
+                box["tw"] = TraceWriter(f, model, opt, steps=STEPS, attrs={"model": "mlp"})
+            box["tw"].before_step(step)
+            opt.step()
+            box["tw"].after_step(step)
+
+        train(OPTIMIZERS["adam"], do_step)
+        box["tw"].close()
+        f.attrs["extra"] = 1  # still open
+    b = h5_all(tmp_path / "b.h5")
+    assert b["/"][1].pop("extra") == 1
+    assert b == h5_all(tmp_path / "a.h5")

@@ -23,6 +23,8 @@ from . import _io
 from ._arr import OptContext
 from ._lib import Error
 
+__all__ = ["TraceWriter", "ddp_comm_hook", "to_torch", "optimizer_kind", "optimizer_hparams",
+           "optimizer_context"]
 
 def to_torch(a, dtype=None):
     """A torch tensor of the array a from gtool (sharing its memory);

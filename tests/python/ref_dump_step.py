@@ -2,9 +2,6 @@
 it before it switched to gtool.torch.TraceWriter, kept verbatim so that the
 trace writer stays checked against an independent writer of the layout."""
 
-import os  # noqa: F401  (the function's own imports are inside it)
-import sys  # noqa: F401
-
 
 def dump_step(h5file, step, model, optimizer):
     """Take one optimizer step and record it in gtool's HDF5 trace layout.

@@ -190,7 +190,9 @@ class Writer:
             w.write("/step_000010/grad/fc.weight", g, codec="huffexp")
     """
 
-    def __init__(self, path, force=False, threads=1):
+    def __init__(self, path, force=False, threads=1, block_size=0, chunk_size=0):
+        """block_size, chunk_size: values a block (what a reader decodes at
+        once, 64 to 2^24) and a chunk (coded in parallel); 0: 2^20, 2^16."""
         self._w = None
         self.path = str(path)
         err = _lib.ErrBuf()
@@ -200,6 +202,8 @@ class Writer:
         if rc < 0:
             _lib.fail(rc, _where(self.path, err.msg.decode() or _lib.strerror(rc)))
         self._w = h
+        if block_size or chunk_size:
+            self._check(_lib.lib.gtool_writer_blocks(self._w, block_size, chunk_size))
 
     def _check(self, rc):
         if rc < 0:
@@ -219,6 +223,14 @@ class Writer:
         self._open()
         self._attrs(attrs)
         self._check(_lib.lib.gtool_writer_group(self._w, name.encode()))
+
+    def table(self, ght_path):
+        """Code the tensors written after it with the static exponent table of
+        a .ght file (`gtool huffman build`), as `gtool compress --table`;
+        None goes back to a table per block.  Only huffexp and gcomp take one."""
+        self._open()
+        self._check(_lib.lib.gtool_writer_table(self._w, None if ght_path is None
+                                                else str(ght_path).encode()))
 
     def write(self, name, x, codec="huffexp", attrs=None, dtype=None, optimizer=None,
               param=None, state=None, **hparams):

@@ -117,6 +117,8 @@ _PROTOS = {
     "gtool_writer_attr_float": (I, [P, S, P, Z]),
     "gtool_writer_attr_str": (I, [P, S, S]),
     "gtool_writer_group": (I, [P, S]),
+    "gtool_writer_blocks": (I, [P, ctypes.c_uint32, ctypes.c_uint32]),
+    "gtool_writer_table": (I, [P, S]),
     "gtool_writer_begin": (I, [P, S, S, I, PU64, ctypes.c_uint, P]),
     "gtool_writer_write": (I, [P, P, Z]),
     "gtool_writer_end": (I, [P]),

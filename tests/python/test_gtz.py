@@ -109,3 +109,31 @@ def test_open_missing_message(tmp_path):
     with pytest.raises(gtool.Error) as e:
         gtool.open(p)
     assert str(e.value) == p + ": No such file or directory"
+
+
+def test_writer_blocks_and_table(tmp_path):
+    g = grad_like(10000)
+    with gtool.Writer(tmp_path / "b.gtz", block_size=1000, chunk_size=500) as w:
+        w.write("g", g)
+    ls = run_gtool("ls", "--format", "tsv", tmp_path / "b.gtz").stdout.splitlines()
+    head = ls[0].split("\t")
+    assert ls[1].split("\t")[head.index("blocks")] == "10"
+    assert gtool.load(tmp_path / "b.gtz")["g"].tobytes() == g.tobytes()
+    with pytest.raises(gtool.Error, match="out of range|block"):
+        gtool.Writer(tmp_path / "c.gtz", block_size=10)
+    # a static table from `gtool huffman build`, as compress --table uses it
+    g.tofile(tmp_path / "g.f32")
+    run_gtool("huffman", "build", "-o", tmp_path / "t.ght", tmp_path / "g.f32")
+    with gtool.Writer(tmp_path / "t.gtz") as w:
+        w.table(tmp_path / "t.ght")
+        w.write("g", g, codec="huffexp")
+    run_gtool("compress", "-q", "-T", "1", "--table", tmp_path / "t.ght", tmp_path / "g.f32",
+              "-o", tmp_path / "cli.gtz")
+    assert gtool.load(tmp_path / "t.gtz")["g"].tobytes() == g.tobytes()
+    sizes = {p: os.path.getsize(tmp_path / p) for p in ("t.gtz", "cli.gtz")}
+    assert abs(sizes["t.gtz"] - sizes["cli.gtz"]) < 64, sizes  # the same coding, names aside
+    w = gtool.Writer(tmp_path / "x.gtz")
+    with pytest.raises(gtool.Error) as e:
+        w.table(tmp_path / "missing.ght")
+    assert "missing.ght" in str(e.value)
+    w.abort()

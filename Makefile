@@ -10,7 +10,8 @@ PKGS = hdf5 libzstd zlib fftw3 fftw3f jansson
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
 DEB_PKGS = gcc make pkg-config libhdf5-dev hdf5-tools libzstd-dev zstd zlib1g-dev libfftw3-dev \
 	bats clang libxml2-utils bc time libopenmpi-dev openmpi-bin libjansson-dev jq g++ \
-	python3-torch python3-numpy python3-h5py python3-pytest python3-sklearn
+	hdf5-filter-plugin hdf5-filter-plugin-blosc-serial python3-h5py python3-numpy \
+	python3-torch python3-pytest python3-sklearn
 # Debian's own Python (numpy, h5py, torch come from Debian packages), never
 # another python3 earlier on PATH
 PYTHON = /usr/bin/python3
@@ -161,6 +162,42 @@ $(BUILD)/gtool-mpi: $(MPI_OBJ) $(MPI_CMD_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/
 	OMPI_CC=$(CC) $(MPICC) $(LDFLAGS_ALL) -o $@ $(MPI_OBJ) $(MPI_CMD_OBJ) \
 		$(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LIBS)
 
+# ---- HDF5 filter plugin (plugins/, man/gtool-h5filter.5) ------------------
+# build/plugins/libH5Zgtool.so: gtool's codecs as HDF5 filter 400, for any
+# HDF5 program through HDF5_PLUGIN_PATH.  Self-contained: lib/'s objects
+# (compiled -fPIC -fvisibility=hidden like every object of the tree) are
+# linked in statically; the version script exports only H5PLget_plugin_type
+# and H5PLget_plugin_info.
+PLUGIN_SRC := $(sort $(wildcard plugins/*.c))
+PLUGIN_OBJ := $(call obj,$(BUILD),$(PLUGIN_SRC))
+PLUGIN_SO = $(BUILD)/plugins/libH5Zgtool.so
+PLUGIN_DIR = $(DESTDIR)$(PREFIX)/lib/hdf5/plugins
+
+all: $(PLUGIN_SO)
+
+$(PLUGIN_SO): $(PLUGIN_OBJ) $(LIB_OBJ) plugins/h5z_gtool.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,--version-script=plugins/h5z_gtool.map \
+		-Wl,--as-needed -Wl,-z,defs -o $@ $(PLUGIN_OBJ) $(LIB_OBJ) $(LIBS)
+
+$(BUILD)/fuzz/fuzz_h5filter $(BUILD)/libfuzzer/fuzz_h5filter: $(PLUGIN_SRC) $(wildcard plugins/*.h)
+
+# make bench: the filter's cost over its codec (tools/h5filter-bench.c)
+$(BUILD)/h5filter-bench: tools/h5filter-bench.c $(PLUGIN_SRC) $(wildcard plugins/*.h) $(BUILD)/libgtool.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
+
+install-h5filter: $(PLUGIN_SO)
+	install -d $(PLUGIN_DIR)
+	install -m 644 $(PLUGIN_SO) $(PLUGIN_DIR)/
+
+uninstall-h5filter:
+	rm -f $(PLUGIN_DIR)/libH5Zgtool.so
+
+install: install-h5filter
+uninstall: uninstall-h5filter
+.PHONY: install-h5filter uninstall-h5filter
+# ---- end of the HDF5 filter plugin block ----------------------------------
+
 # ---- tests ------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
@@ -259,7 +296,8 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@sh samples/demo.sh $(BUILD)
 
-BENCH_BIN = $(BUILD)/bench_codec $(BUILD)/dump_grads $(BUILD)/bench_sparse $(BUILD)/bench_hist
+BENCH_BIN = $(BUILD)/bench_codec $(BUILD)/dump_grads $(BUILD)/bench_sparse $(BUILD)/bench_hist \
+	$(BUILD)/h5filter-bench
 $(BUILD)/bench_hist: tests/bench/bench_hist.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
 	$(CC) $(CFLAGS_ALL) -Ilib -o $@ $< $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
 $(BUILD)/bench_sparse: tests/bench/bench_sparse.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a

@@ -611,7 +611,7 @@ GTOOL_API int gtool_reader_next(struct gtool_reader *r, int *ev_ret)
 	if (ev == GT_GTZ_TENSOR) {
 		r->in_tensor = 1;
 		r->seen = 0;
-	} else if (ev == GT_GTZ_GROUP || ev == GT_GTZ_EOF) {
+	} else if (ev == GT_GTZ_GROUP || ev == GT_GTZ_EOF || ev == GT_GTZ_OBJECT) {
 		r->in_tensor = 0;
 	}
 	*ev_ret = r->ev;
@@ -622,6 +622,8 @@ GTOOL_API const char *gtool_reader_name(const struct gtool_reader *r)
 {
 	if (!r || !r->have || r->err || r->ev == GTOOL_EV_EOF)
 		return NULL;
+	if (r->ev == GTOOL_EV_OBJECT)
+		return gt_gtz_object(r->r)->name;
 	return r->in_tensor ? gt_gtz_tensor(r->r)->info.name : gt_gtz_group(r->r)->name;
 }
 
@@ -658,6 +660,8 @@ static const struct gt_attrs *cur_attrs(const struct gtool_reader *r)
 {
 	if (!r || !r->have || r->err || r->ev == GTOOL_EV_EOF)
 		return NULL;
+	if (r->ev == GTOOL_EV_OBJECT)
+		return &gt_gtz_object(r->r)->attrs;
 	return r->in_tensor ? &gt_gtz_tensor(r->r)->info.attrs : &gt_gtz_group(r->r)->attrs;
 }
 
@@ -682,6 +686,29 @@ GTOOL_API int gtool_reader_attr(const struct gtool_reader *r, size_t i, struct g
 	a->i = v->type == GT_ATTR_INT ? v->i : NULL;
 	a->f = v->type == GT_ATTR_FLOAT ? v->f : NULL;
 	a->s = v->type == GT_ATTR_STR ? v->s : NULL;
+	return 0;
+}
+
+GTOOL_API int gtool_reader_object(const struct gtool_reader *r, struct gtool_object *o)
+{
+	const struct gt_object *g;
+
+	if (!r || !o || r->err || r->ev != GTOOL_EV_OBJECT)
+		return GT_ERR(INVAL);
+	g = gt_gtz_object(r->r);
+	memset(o, 0, sizeof(*o));
+	o->kind = (int)g->kind;
+	o->name = g->name;
+	o->target = g->kind == GT_OBJ_DATASET ? NULL : g->target;
+	o->file = g->kind == GT_OBJ_EXTERNAL ? g->file : NULL;
+	if (g->kind != GT_OBJ_DATASET)
+		return 0;
+	o->type_desc = g->type_desc;
+	o->rank = g->blob.rank <= GTOOL_MAX_RANK ? g->blob.rank : 0;
+	for (unsigned i = 0; i < o->rank; i++)
+		o->dims[i] = g->blob.dims[i];
+	o->data = g->blob.data;
+	o->data_len = g->blob.data_len;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "api_impl.h"
+#include "../formats/gt_gtz.h"
 #include "../lib/gt_codec.h"
 #include "../lib/gt_float.h"
 #include "../lib/banned.h"
@@ -23,6 +24,15 @@ _Static_assert(GTOOL_E_NOMEM == GT_ERR(NOMEM) && GTOOL_E_INVAL == GT_ERR(INVAL) 
 _Static_assert((int)GTOOL_F32 == (int)GT_DT_F32 && (int)GTOOL_F16 == (int)GT_DT_F16 &&
 	       (int)GTOOL_BF16 == (int)GT_DT_BF16 && (int)GTOOL_F64 == (int)GT_DT_F64,
 	       "gtool.h dtypes differ from gt_float.h");
+
+_Static_assert((int)GTOOL_OBJ_DATASET == (int)GT_OBJ_DATASET &&
+	       (int)GTOOL_OBJ_HARD == (int)GT_OBJ_HARD && (int)GTOOL_OBJ_SOFT == (int)GT_OBJ_SOFT &&
+	       (int)GTOOL_OBJ_EXTERNAL == (int)GT_OBJ_EXTERNAL,
+	       "gtool.h object kinds differ from gt_source.h");
+_Static_assert((int)GTOOL_EV_OBJECT == (int)GT_GTZ_OBJECT &&
+	       (int)GTOOL_EV_TENSOR_END == (int)GT_GTZ_TENSOR_END &&
+	       (int)GTOOL_EV_DATA == (int)GT_GTZ_DATA && (int)GTOOL_EV_EOF == (int)GT_GTZ_EOF,
+	       "gtool.h events differ from gt_gtz.h");
 
 /* (test_gtool_api compares GTOOL_VERSION_STRING with the Makefile's VERSION) */
 

@@ -388,6 +388,29 @@ enum gtool_event {
 	GTOOL_EV_TENSOR = 2,     /* a tensor begins: name, info, codec, attributes */
 	GTOOL_EV_DATA = 3,       /* one decoded block of the tensor: gtool_reader_data */
 	GTOOL_EV_TENSOR_END = 4, /* the tensor's values are complete */
+	GTOOL_EV_OBJECT = 5,     /* a link or a non-float dataset: gtool_reader_object */
+};
+
+/* What `gtool compress` keeps besides floats (format 1.1): a dataset of
+ * another type (integers, strings, compounds, ...) whole, and links. */
+enum gtool_obj_kind {
+	GTOOL_OBJ_DATASET = 0,  /* a non-float dataset */
+	GTOOL_OBJ_HARD = 1,     /* a second name of an object stored under target */
+	GTOOL_OBJ_SOFT = 2,     /* a soft link whose value is target */
+	GTOOL_OBJ_EXTERNAL = 3, /* target in the file named file */
+};
+
+struct gtool_object {
+	int kind;              /* enum gtool_obj_kind */
+	const char *name;      /* absolute path of the dataset or link */
+	const char *target;    /* links (see kind); NULL for a dataset */
+	const char *file;      /* EXTERNAL: the other file's name; else NULL */
+	const char *type_desc; /* DATASET: "int64", "bool", "string", "compound", ... */
+	unsigned rank;         /* DATASET: its shape (rank 0: a scalar or empty) */
+	uint64_t dims[GTOOL_MAX_RANK];
+	const void *data;      /* DATASET: its bytes in the memory layout of its
+				* HDF5 type (see gtool-format(5)); NULL if none */
+	size_t data_len;
 };
 
 /*
@@ -425,7 +448,11 @@ int gtool_reader_info(const struct gtool_reader *r, struct gtool_info *info);
 /* The current tensor's codec spec as stored ("gcomp:margin=1,..."); into
  * @buf (truncated, NUL-terminated); @return its full length or < 0. */
 int gtool_reader_codec(const struct gtool_reader *r, char *buf, size_t cap);
-/* The attributes of the current group or tensor: how many, and number @i. */
+/* After GTOOL_EV_OBJECT: the link or dataset (pointers owned by the
+ * reader, valid until the next call).  @return 0, GTOOL_E_INVAL. */
+int gtool_reader_object(const struct gtool_reader *r, struct gtool_object *o);
+/* The attributes of the current group, tensor or dataset object: how many,
+ * and number @i. */
 size_t gtool_reader_nattrs(const struct gtool_reader *r);
 int gtool_reader_attr(const struct gtool_reader *r, size_t i, struct gtool_attr *a);
 /*

@@ -1,6 +1,7 @@
 /*
- * list_gtz.c - list the groups, tensors and attributes of a .gtz file (as
- * `gtool compress` writes it), and read one tensor.
+ * list_gtz.c - list the groups, tensors, other datasets, links and
+ * attributes of a .gtz file (as `gtool compress` writes it), and read one
+ * tensor.
  *
  *	list_gtz FILE.gtz [TENSOR]
  *
@@ -45,6 +46,20 @@ static void print_tensor(const struct gtool_reader *r)
 	printf("] %s\n", codec);
 }
 
+/* A dataset gtool keeps whole (integers, strings, ...) or a link. */
+static void print_object(const struct gtool_reader *r)
+{
+	static const char *const kinds[] = { "dataset", "hard link", "soft link", "external link" };
+	struct gtool_object o;
+
+	gtool_reader_object(r, &o);
+	if (o.kind == GTOOL_OBJ_DATASET)
+		printf("dataset %s %s, %zu bytes\n", o.name, o.type_desc, o.data_len);
+	else
+		printf("%s %s -> %s%s%s\n", kinds[o.kind], o.name, o.file ? o.file : "",
+		       o.file ? ":" : "", o.target);
+}
+
 /* Read the tensor that starts here and print its sum (f32 and f64). */
 static int read_one(struct gtool_reader *r)
 {
@@ -85,10 +100,13 @@ int main(int argc, char **argv)
 	}
 	while (rc == 0 && ev != GTOOL_EV_EOF) {
 		rc = gtool_reader_next(r, &ev);
-		if (rc < 0 || (ev != GTOOL_EV_GROUP && ev != GTOOL_EV_TENSOR))
+		if (rc < 0 || (ev != GTOOL_EV_GROUP && ev != GTOOL_EV_TENSOR &&
+			       ev != GTOOL_EV_OBJECT))
 			continue;
 		if (ev == GTOOL_EV_GROUP)
 			printf("group %s\n", gtool_reader_name(r));
+		else if (ev == GTOOL_EV_OBJECT)
+			print_object(r);
 		else
 			print_tensor(r);
 		print_attrs(r);

@@ -5,6 +5,7 @@
 
 #include <hdf5.h>
 
+#include "gt_h5filter.h"
 #include "h5obj_impl.h"
 #include "sink_impl.h"
 #include "source_impl.h"
@@ -621,6 +622,7 @@ int gt_hdf5_source_open(struct gt_source *s, struct gt_diag *d)
 	s->priv = h;
 	s->ops = &h5_ops;
 	s->read_object = h5_read_object;
+	(void)gt_h5filter_register(); /* reads filter-400 datasets without the plugin path */
 	h->file = H5Fopen(s->path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	if (h->file < 0)
 		return open_error(d);

@@ -82,6 +82,19 @@ for f in samples/*.h5; do
 done
 
 echo
+echo "== 4b. the HDF5 filter (plugins/, filter 400) against HDF5's and Debian's filters, through h5py,"
+echo "   one thread, medians of $((reps < 5 ? reps : 5)) (tools/h5filter-bench.py; README: HDF5 filter plugin)"
+HDF5_PLUGIN_PATH="$(cd "$build" && pwd)/plugins:/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins" \
+	BLOSC_NTHREADS=1 /usr/bin/python3 tools/h5filter-bench.py --repeat $((reps < 5 ? reps : 5)) \
+	--work "$work" samples/*.h5
+echo
+echo "   the filter on $(mbps "$size256" 1) MB of f32 in 1 MiB chunks against the codec in memory"
+echo "   (target: the filter costs at most 15 % over the codec); gtool bench on the same file:"
+"$build/h5filter-bench" "$work/grads256.f32" "$work/h5filter-big.h5" 5
+gtool bench -q -c huffexp --dtype f32 --repeat 5 "$work/grads256.f32"
+rm -f "$work/h5filter-big.h5" "$work/bench.h5"
+
+echo
 echo "== 5. bounded memory: 4 GiB of gradients through pipes (peak resident set, limit 256 MiB)"
 # the 256 MiB file 16 times into compress, its output straight into
 # decompress: no 4 GiB file is written, and neither may hold it

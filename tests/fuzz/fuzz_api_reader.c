@@ -35,6 +35,7 @@ static void walk(struct gtool_reader *r)
 	while (gtool_reader_next(r, &ev) == 0 && ev != GTOOL_EV_EOF) {
 		struct gtool_info info;
 		struct gtool_attr a;
+		struct gtool_object o;
 		const void *p;
 		size_t len;
 		uint64_t first;
@@ -47,6 +48,8 @@ static void walk(struct gtool_reader *r)
 			    a.s[a.n] != '\0')
 				abort(); /* strings end in a NUL, inside their buffer */
 		if (gtool_reader_data(r, &p, &len, &first) == 0 && len && !p)
+			abort();
+		if (gtool_reader_object(r, &o) == 0 && o.data_len && !o.data)
 			abort();
 	}
 }

@@ -596,6 +596,41 @@ static void test_cli_file(void)
 	gtool_trace_free(t);
 }
 
+/* Format 1.1: a non-float dataset kept whole, and links (the file of the
+ * gtz fuzz corpus, objects_v1_1). */
+static void test_objects(void)
+{
+	static const char *const names[] = { "/lab", "/vs", "/e", "/s", "/w2" };
+	static const int kinds[] = { GTOOL_OBJ_DATASET, GTOOL_OBJ_DATASET, GTOOL_OBJ_EXTERNAL,
+				     GTOOL_OBJ_SOFT, GTOOL_OBJ_HARD };
+	struct gtool_reader *r = NULL;
+	struct gtool_object o;
+	struct gtool_attr a;
+	size_t n = 0;
+	int ev = -1;
+
+	CHECK_RC(gtool_reader_open_path("tests/fixtures/objects_v1_1.gtz", 1, &r, NULL), 0);
+	while (r && ev != GTOOL_EV_EOF && gtool_reader_next(r, &ev) == 0) {
+		if (ev != GTOOL_EV_OBJECT) {
+			CHECK_RC(gtool_reader_object(r, &o), GTOOL_E_INVAL);
+			continue;
+		}
+		CHECK_RC(gtool_reader_object(r, &o), 0);
+		CHECK(n < 5 && o.kind == kinds[n] && !strcmp(o.name, names[n]));
+		CHECK(!strcmp(gtool_reader_name(r), o.name));
+		if (n == 0) {
+			CHECK(!strcmp(o.type_desc, "int64") && o.rank == 1 && o.dims[0] == 5);
+			CHECK(o.data_len == 40 && o.data != NULL && o.target == NULL);
+			CHECK(gtool_reader_nattrs(r) == 1 && gtool_reader_attr(r, 0, &a) == 0);
+		}
+		if (n == 4)
+			CHECK(!strcmp(o.target, "/w") && o.type_desc == NULL && o.data == NULL);
+		n++;
+	}
+	CHECK(ev == GTOOL_EV_EOF && n == 5);
+	gtool_reader_free(r);
+}
+
 /* The tensor of a one-tensor stream written with the table of @ght (or none). */
 static void write_with_table(const char *ght, const float *v, size_t n, struct mem *m)
 {
@@ -922,6 +957,7 @@ int main(int argc, char **argv)
 	RUN(test_fd_and_path);
 	RUN(test_cli_file);
 	RUN(test_table);
+	RUN(test_objects);
 	RUN(test_trace);
 	RUN(test_metrics);
 	RUN(test_fidelity);

@@ -42,12 +42,14 @@ LIBS = $(PKG_LIBS) -lm
 LIB_SRC := $(sort $(wildcard lib/*.c lib/codecs/*.c))
 FMT_SRC := $(sort $(wildcard formats/*.c))
 ANA_SRC := $(sort $(wildcard analysis/*.c))
+# engine/: what more than one front end needs (codec specs, the coding
+# plan, the compress driver, in-memory coding); cmd/ and mpi/ call it
+ENG_SRC := $(sort $(wildcard engine/*.c))
 CMD_SRC := $(sort $(wildcard cmd/*.c))
-CORE_SRC := $(LIB_SRC) $(FMT_SRC) $(ANA_SRC)
-# libgtool (.a and .so): every layer below cmd/, the public API on top;
-# engine/ joins by the wildcard once it exists ($(sort) drops duplicates)
+CORE_SRC := $(LIB_SRC) $(FMT_SRC) $(ANA_SRC) $(ENG_SRC)
+# libgtool (.a and .so): every layer below cmd/, the public API on top
 API_SRC := $(sort $(wildcard api/*.c))
-LIBGTOOL_SRC := $(sort $(CORE_SRC) $(wildcard engine/*.c) $(API_SRC))
+LIBGTOOL_SRC := $(sort $(CORE_SRC) $(API_SRC))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
@@ -57,7 +59,7 @@ LIBGTOOL_OBJ := $(call obj,$(BUILD),$(LIBGTOOL_SRC))
 SO_NAME = libgtool.so.$(VERSION_MAJOR)
 SO_FILE = libgtool.so.$(VERSION)
 SO_LIBS = $(BUILD)/$(SO_FILE) $(BUILD)/$(SO_NAME) $(BUILD)/libgtool.so
-CORE_OBJ := $(call obj,$(BUILD),$(FMT_SRC) $(ANA_SRC))
+CORE_OBJ := $(call obj,$(BUILD),$(FMT_SRC) $(ANA_SRC) $(ENG_SRC))
 CMD_OBJ := $(call obj,$(BUILD),$(CMD_SRC))
 # X(allreduce_model) is the command allreduce-model
 COMMANDS := $(shell sed -n 's/^\tX(\([a-z_]*\)).*/\1/p' cmd/cmds.h | tr _ -)
@@ -76,7 +78,6 @@ HAVE_MPI := 1
 endif
 MPI_SRC := $(sort $(wildcard mpi/*.c))
 MPI_OBJ := $(call obj,$(BUILD),$(MPI_SRC))
-MPI_CMD_OBJ := $(call obj,$(BUILD),cmd/allreduce_opts.c cmd/msg.c cmd/optctx.c cmd/util.c)
 MPI_BIN := $(if $(HAVE_MPI),$(BUILD)/gtool-mpi)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
@@ -158,8 +159,9 @@ $(BUILD)/obj/mpi/%.o: mpi/%.c
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
-$(BUILD)/gtool-mpi: $(MPI_OBJ) $(MPI_CMD_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
-	OMPI_CC=$(CC) $(MPICC) $(LDFLAGS_ALL) -o $@ $(MPI_OBJ) $(MPI_CMD_OBJ) \
+# gtool-mpi is a front end of its own: mpi/ and the engine, nothing of cmd/
+$(BUILD)/gtool-mpi: $(MPI_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
+	OMPI_CC=$(CC) $(MPICC) $(LDFLAGS_ALL) -o $@ $(MPI_OBJ) \
 		$(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LIBS)
 
 # ---- HDF5 filter plugin (plugins/, man/gtool-h5filter.5) ------------------
@@ -255,7 +257,7 @@ LF = $(BUILD)/libfuzzer
 LF_CC ?= clang
 LF_CFLAGS = -std=c11 -D_GNU_SOURCE -DGT_VERSION=$(VERSION) -g -O1 $(PKG_CFLAGS) -pthread \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-LF_OBJ := $(call obj,$(LF),$(LIB_SRC) $(FMT_SRC) $(ANA_SRC) $(API_SRC))
+LF_OBJ := $(call obj,$(LF),$(LIB_SRC) $(FMT_SRC) $(ANA_SRC) $(ENG_SRC) $(API_SRC))
 LF_BIN := $(patsubst tests/fuzz/%.c,$(LF)/%,$(FUZZ_SRC))
 FUZZ_SECONDS ?= 30
 FUZZ_CHECK_SECONDS ?= 10
@@ -402,7 +404,7 @@ lint:
 
 funclen:
 	@awk 'FNR==1{fn=""} /^[a-z].*\(/ && !/;$$/ {fn=FILENAME":"FNR" "$$0; start=FNR} /^}/ && fn!="" {print FNR-start, fn; fn=""}' \
-		$(LIB_SRC) $(FMT_SRC) $(ANA_SRC) $(CMD_SRC) $(MPI_SRC) | sort -rn | head -20
+		$(LIB_SRC) $(FMT_SRC) $(ANA_SRC) $(ENG_SRC) $(CMD_SRC) $(MPI_SRC) | sort -rn | head -20
 
 format-check:
 	@git clang-format --diff HEAD -- '*.c' '*.h' || true

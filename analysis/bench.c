@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "gt_bench.h"
+#include "../lib/gt_chunk.h"
 #include "../lib/gt_pool.h"
 #include "../lib/banned.h"
 
@@ -111,7 +112,7 @@ static void dec_task(void *arg, size_t t, unsigned worker)
 }
 
 /* Contexts, per worker and input, and each input's chunk bound. */
-static int make_contexts(struct bench *b, unsigned threads, size_t bv, size_t cv0,
+static int make_contexts(struct bench *b, unsigned threads, size_t bv, size_t chunk,
 			 struct gt_diag *d)
 {
 	b->ctx = calloc((size_t)threads * b->n + 1, sizeof(*b->ctx));
@@ -131,7 +132,7 @@ static int make_contexts(struct bench *b, unsigned threads, size_t bv, size_t cv
 			if (rc < 0)
 				return rc;
 		}
-		b->cv[i] = gt_codec_flags(in->codec) & GT_CODEC_WHOLE_BLOCK ? bv : cv0;
+		b->cv[i] = gt_chunk_values(in->codec, bv, chunk);
 		b->bound[i] = gt_codec_bound(b->ctx[i], b->cv[i]);
 		if (!b->bound[i] || !w)
 			return gt_diag_set(d, GT_ERR(INVAL), "chunk too large for codec %s",
@@ -253,19 +254,17 @@ int gt_bench_run(const struct gt_bench_input *in, size_t n,
 		 const struct gt_bench_opts *o, struct gt_bench_result *r,
 		 struct gt_diag *d)
 {
-	const size_t bv = o->block_values ? o->block_values : (size_t)1 << 20;
-	size_t cv = o->chunk_values ? o->chunk_values : (size_t)1 << 16;
+	const size_t bv = gt_chunk_block(o->block_values);
 	struct bench b = { in, n, NULL, NULL, NULL, NULL, NULL, 0 };
 	struct gt_pool *pool = NULL;
 	int rc;
 
-	if (!o->threads || !o->repeat || !bv)
+	if (!o->threads || !o->repeat)
 		return gt_diag_set(d, GT_ERR(INVAL), "bad benchmark options");
-	cv = cv > bv ? bv : cv;
 	r->bytes = 0;
 	for (size_t i = 0; i < n; i++)
 		r->bytes += in[i].n * gt_dtype_size(in[i].dtype);
-	rc = make_contexts(&b, o->threads, bv, cv, d);
+	rc = make_contexts(&b, o->threads, bv, o->chunk_values, d);
 	if (rc >= 0)
 		rc = make_blocks(&b, bv);
 	if (rc >= 0)

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "gt_gain.h"
+#include "../lib/gt_chunk.h"
 #include "../lib/banned.h"
 
 static double now(void)
@@ -30,7 +31,7 @@ int gt_gain_coder_init(struct gt_gain_coder *gc, const struct gt_codec *c,
 	if (rc < 0)
 		return rc;
 	gc->block = block;
-	gc->chunk = gt_codec_flags(c) & GT_CODEC_WHOLE_BLOCK ? block : chunk;
+	gc->chunk = gt_chunk_values(c, block, chunk);
 	gc->cap = gt_codec_bound(gc->ctx, gc->chunk);
 	gc->buf = gc->cap ? malloc(gc->cap) : NULL;
 	if (!gc->buf) {
@@ -234,7 +235,7 @@ int gt_gain_relevel(const struct gt_codec *c, const char *base,
 		memset(s->tmp, 0, m * sizeof(float));
 		if (keep) {
 			snprintf(opts, sizeof(opts), "%s%sk=%zu", base, *base ? "," : "", keep);
-			rc = gt_gain_coder_init(&gc, c, opts, block, chunk < block ? chunk : block, d);
+			rc = gt_gain_coder_init(&gc, c, opts, block, gt_chunk_values(NULL, block, chunk), d);
 			if (rc < 0)
 				return rc;
 			rc = gt_gain_code(&gc, s->vals, m, stream, s->tmp, &c2);

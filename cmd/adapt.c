@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "common_opts.h"
 #include "msg.h"
-#include "steps.h"
+#include "../engine/gt_spec.h"
+#include "../engine/gt_steps.h"
 #include "util.h"
 #include "../analysis/gt_adapt.h"
 #include "../formats/gt_gtz.h"
@@ -17,17 +19,12 @@ struct adapt_opts {
 	const char *codec;
 	struct gt_adapt_params p;
 	int have_alpha, summary;
-	uint64_t block, chunk;
-	char **datasets;
-	size_t ndatasets;
-	enum gt_fmt fmt;
-	struct gt_source_opts src;
-	const char *input;
+	struct gt_common c;      /* input, -d, --dtype, sizes, --format, -q */
 };
 
 enum { OPT_TMIN = 256, OPT_TMAX, OPT_TS, OPT_EPS, OPT_OMEGA, OPT_WINDOW, OPT_POLICY,
        OPT_COMPUTE, OPT_BW, OPT_LAT, OPT_WORKERS, OPT_BATCH, OPT_EWMA, OPT_SUMMARY,
-       OPT_FORMAT, OPT_DTYPE, OPT_BLOCK, OPT_CHUNK };
+       };
 
 static const struct argp_option options[] = {
 	{ "codec", 'c', "NAME[:K=V,...]", 0, "a sparsifier: topk, dgc, redsync or randk (required)", 0 },
@@ -48,12 +45,6 @@ static const struct argp_option options[] = {
 	{ "batch", OPT_BATCH, "B", 0, "per-worker batch size, for T_sys (default 32)", 2 },
 	{ NULL, 0, NULL, 0, "Input and output:", 3 },
 	{ "summary", OPT_SUMMARY, NULL, 0, "print only the summary (CF densities, volume)", 3 },
-	{ "dataset", 'd', "PATTERN", 0, "only datasets matching PATTERN (repeatable)", 3 },
-	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv or json", 3 },
-	{ "dtype", OPT_DTYPE, "DT", 0, "dtype of raw input: f32, f16, bf16 or f64", 3 },
-	{ "block-size", OPT_BLOCK, "N", 0, "values per block, as compress cuts them (default 1M)", 3 },
-	{ "chunk-size", OPT_CHUNK, "N", 0, "values per chunk (default 64K)", 3 },
-	{ "quiet", 'q', NULL, 0, "print no warnings", 3 },
 	{ 0 }
 };
 
@@ -73,6 +64,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct gt_adapt_params *p = &o->p;
 
 	switch (key) {
+	case ARGP_KEY_INIT: gt_common_bind(state, &adapt_argp, &o->c); break;
 	case 'c': o->codec = arg; break;
 	case OPT_TMIN: p->theta_min = num(state, arg, 1, 1e9, "theta-min"); break;
 	case OPT_TMAX: p->theta_max = num(state, arg, 1, 1e9, "theta-max"); break;
@@ -98,17 +90,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_WORKERS: p->workers = (unsigned)num(state, arg, 1, 1e7, "worker count"); break;
 	case OPT_BATCH: p->batch = (unsigned)num(state, arg, 1, 1e9, "batch size"); break;
 	case OPT_SUMMARY: o->summary = 1; break;
-	case 'd':
-		gt_argp_dataset(&o->datasets, &o->ndatasets, arg);
-		break;
-	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 0); break;
-	case OPT_DTYPE: o->src.dtype = gt_argp_dtype(state, arg); break;
-	case OPT_BLOCK: o->block = gt_argp_block_size(state, arg); break;
-	case OPT_CHUNK: o->chunk = gt_argp_chunk_size(state, arg); break;
-	case 'q': gt_msg_set_quiet(1); break;
-	case ARGP_KEY_ARG: gt_argp_input(state, &o->input, arg); break;
 	case ARGP_KEY_END:
-		if (!o->input)
+		if (!o->c.input)
 			argp_usage(state);
 		if (!o->codec)
 			argp_error(state, "no codec: give -c with a sparsifier (topk, dgc, redsync, randk)");
@@ -120,6 +103,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &gt_common_input_argp, 0, NULL, 3 },
+	{ &gt_common_dataset_argp, 0, NULL, 3 },
+	{ &gt_common_fmt_argp, 0, NULL, 3 },
+	{ &gt_common_dtype_argp, 0, NULL, 3 },
+	{ &gt_common_blocks_argp, 0, NULL, 3 },
+	{ &gt_common_quiet_argp, 0, NULL, 3 },
+	{ 0 }
+};
+
 const struct argp adapt_argp = {
 	options, parse_opt, "TRACE",
 	"Replay GraVAC's adaptive compression (Algorithm 1) over the steps of "
@@ -129,7 +122,7 @@ const struct argp adapt_argp = {
 	"window evaluation that scales the CF up.  Iteration time is modelled: "
 	"compute time + the measured compression time + a ring allreduce of the "
 	"chosen volume, 2(N-1) alpha + 2 M 8/bandwidth (N-1)/N.",
-	NULL, NULL, NULL
+	children, NULL, NULL
 };
 
 /* A tensor's arrays, carried across steps (matched by parameter name). */
@@ -141,6 +134,7 @@ struct entry {
 
 struct job {
 	const struct adapt_opts *o;
+	struct gt_spec spec;       /* -c, parsed once */
 	const struct gt_codec *codec;
 	const char *base;
 	struct gt_steps st;
@@ -176,14 +170,12 @@ static struct entry *entry_of(struct job *j, const char *name, size_t n)
 
 static size_t block_of(const struct job *j)
 {
-	return j->o->block ? j->o->block : GT_GTZ_BLOCK_DEFAULT;
+	return gt_chunk_block(j->o->c.block_values);
 }
 
 static size_t chunk_of(const struct job *j)
 {
-	const size_t c = j->o->chunk ? j->o->chunk : GT_GTZ_CHUNK_DEFAULT;
-
-	return c < block_of(j) ? c : block_of(j);
+	return gt_chunk_values(NULL, block_of(j), j->o->c.chunk_values);
 }
 
 /* Lines 4-10 for one tensor: g_o, g_min, g_c and what they cost. */
@@ -199,11 +191,11 @@ static int code_tensor(struct job *j, struct gt_gain_coder *gc, struct entry *e,
 		e->go[x] = j->g[x] + e->res[x];
 	rc = gt_gain_code(gc, e->go, e->n, i, e->gmin, &cmin);
 	if (rc < 0)
-		return gt_error("%s: %s: %s", j->o->input, e->name, gt_strerror(rc));
+		return gt_error("%s: %s: %s", j->o->c.input, e->name, gt_strerror(rc));
 	if (cand > j->a.theta_min) {
 		if (gt_gain_relevel(j->codec, j->base, e->gmin, e->n, cand, block_of(j),
 				    chunk_of(j), i, e->gc, &j->sc, &cc, &d) < 0)
-			return gt_error("%s: %s: %s", j->o->input, e->name, d.msg);
+			return gt_error("%s: %s: %s", j->o->c.input, e->name, d.msg);
 	} else {
 		memcpy(e->gc, e->gmin, e->n * sizeof(float));
 		cc.bytes = cmin.bytes;
@@ -299,7 +291,7 @@ static int run_step(struct job *j, const struct gt_step *st)
 		struct entry *e = entry_of(j, gt_steps_name(&j->st, i), n);
 
 		if (!e)
-			rc = gt_error("%s: %s changes size between steps", j->o->input,
+			rc = gt_error("%s: %s changes size between steps", j->o->c.input,
 				      gt_steps_name(&j->st, i));
 		if (rc >= 0)
 			rc = gt_read_f32(j->st.src, i, 0, n, j->g, NULL);
@@ -360,31 +352,43 @@ static void summary(struct job *j, struct gt_table *t)
 }
 
 /* The codec must be a sparsifier: one that takes a compression factor. */
-static int setup(struct job *j, struct adapt_opts *o)
+/* The codec spec, and that it takes a compression factor (usage errors: 2). */
+static int setup_spec(struct job *j, const struct adapt_opts *o)
 {
-	struct gt_codec_params p = { GT_DT_F32, NULL, NULL, 0, NULL };
-	struct gt_codec_ctx *ctx = NULL;
+	struct gt_spec probe;
 	struct gt_diag d = { "" };
-	char opts[300];
+	char text[400];
 
-	if (gt_codec_spec_parse(o->codec, &j->codec, &j->base, &d) < 0) {
+	if (gt_spec_init(&j->spec, o->codec, 0, &d) < 0) {
 		gt_error("%s; see 'gtool compress --list-codecs'", d.msg);
 		return 2;
 	}
-	snprintf(opts, sizeof(opts), "%s%scf=%.17g", j->base, *j->base ? "," : "", o->p.theta_min);
-	p.opts = opts;
-	if (gt_codec_new(j->codec, &p, &ctx, &d) < 0) {
+	j->codec = j->spec.codec;
+	j->base = j->spec.opts;
+	snprintf(text, sizeof(text), "%s:%s%scf=%.17g", gt_codec_name(j->codec), j->base,
+		 *j->base ? "," : "", o->p.theta_min);
+	if (gt_spec_init(&probe, text, 0, &d) < 0) {
 		gt_error("codec %s cannot be set to a compression factor (%s); "
 			 "adapt takes a sparsifier: topk, dgc, redsync or randk",
 			 gt_codec_name(j->codec), d.msg);
 		return 2;
 	}
-	gt_codec_free(ctx);
+	gt_spec_release(&probe);
+	return 0;
+}
+
+static int setup(struct job *j, struct adapt_opts *o)
+{
+	struct gt_diag d = { "" };
+	const int rc = setup_spec(j, o);
+
+	if (rc)
+		return rc;
 	if (!o->have_alpha)
 		o->p.alpha = o->p.workers >= 100 ? 1 : o->p.workers / 100.0;
 	gt_adapt_init(&j->a, &o->p);
-	if (gt_steps_open(&j->st, o->input, &o->src, o->datasets, o->ndatasets) < 0)
-		return -1;
+	if (gt_steps_open(&j->st, o->c.input, &o->c.src, o->c.datasets, o->c.ndatasets, &d) < 0)
+		return gt_error("%s", d.msg);
 	j->g = xmalloc((j->st.most + 1) * sizeof(float));
 	j->sc.vals = xmalloc((j->st.most + 1) * sizeof(float));
 	j->sc.tmp = xmalloc((j->st.most + 1) * sizeof(float));
@@ -396,19 +400,19 @@ static int run(struct job *j)
 {
 	const struct adapt_opts *o = j->o;
 
-	j->tb = gt_table_new(o->fmt);
+	j->tb = gt_table_new(o->c.fmt);
 	header(j);
 	for (size_t s = 0; s < j->st.n; s++)
 		GT_TRY(run_step(j, &j->st.step[s]));
-	if (o->fmt == GT_FMT_TABLE)
+	if (o->c.fmt == GT_FMT_TABLE)
 		printf("# t_iter = %g s compute + measured compression + ring allreduce "
 		       "2(N-1) alpha + 2 M 8/B (N-1)/N, N = %u, alpha = %g s, B = %g bit/s; "
 		       "gains smoothed with alpha %g\n",
 		       o->p.compute_s, o->p.workers, o->p.latency_s, o->p.bandwidth, o->p.alpha);
 	if (o->summary) {
 		summary(j, j->tb);
-	} else if (o->fmt == GT_FMT_TABLE) {
-		struct gt_table *t = gt_table_new(o->fmt);
+	} else if (o->c.fmt == GT_FMT_TABLE) {
+		struct gt_table *t = gt_table_new(o->c.fmt);
 		static const char *const sum[] = { "cf", "steps", "share", "bytes", "reduction" };
 
 		for (size_t k = 0; k < 5; k++)
@@ -426,6 +430,7 @@ static int run(struct job *j)
 
 static void job_release(struct job *j)
 {
+	gt_spec_release(&j->spec);
 	for (size_t k = 0; k < j->ne; k++) {
 		free(j->e[k].res);
 		free(j->e[k].go);
@@ -447,7 +452,7 @@ int cmd_adapt(int argc, char **argv)
 	struct job j = { 0 };
 	int rc;
 
-	o.fmt = GT_FMT_TABLE;
+	o.c.fmt = GT_FMT_TABLE;
 	o.p = (struct gt_adapt_params){
 		.theta_min = 10, .theta_max = 1000, .theta_s = 2, .epsilon = 0.9,
 		.omega = 0.01, .window = 500, .policy = GT_ADAPT_EXPONENTIAL,
@@ -464,6 +469,6 @@ int cmd_adapt(int argc, char **argv)
 			rc = 1;
 		job_release(&j);
 	}
-	free(o.datasets);
+	gt_common_release(&o.c);
 	return rc;
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "allreduce.h"
+#include "../engine/gt_allreduce.h"
 #include "cmds.h"
 #include "msg.h"
 #include "../lib/banned.h"
@@ -34,11 +34,11 @@ static char *sibling(void)
 
 int cmd_allreduce(int argc, char **argv)
 {
-	struct allreduce_opts o = { 0 };
-	int rc = gt_argp_parse(&allreduce_argp, argc, argv, &o);
+	struct gt_allreduce_opts o = { 0 };
+	int rc = gt_argp_parse(&gt_allreduce_argp, argc, argv, &o);
 	char *exe;
 
-	allreduce_opts_release(&o);
+	gt_allreduce_release(&o);
 	if (rc)
 		return rc;
 	exe = sibling();

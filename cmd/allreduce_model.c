@@ -6,9 +6,10 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "common_opts.h"
 #include "msg.h"
-#include "netopt.h"
 #include "util.h"
+#include "../engine/gt_netmodel.h"
 #include "../analysis/gt_ringmodel.h"
 #include "../lib/banned.h"
 
@@ -28,7 +29,7 @@ struct allreduce_model_opts {
 	size_t nlinks;
 	uint64_t bytes, chunk;
 	double latency;
-	enum gt_fmt fmt;
+	struct gt_common c;      /* the shared options (common_opts.h) */
 };
 
 enum { OPT_FROM = 0x100, OPT_BANDWIDTH, OPT_WORKERS, OPT_BYTES, OPT_CHUNK,
@@ -49,7 +50,6 @@ static const struct argp_option options[] = {
 	{ "chunk", OPT_CHUNK, "N", 0, "pipelining unit in bytes of original data "
 	  "(default 256K)", 0 },
 	{ "latency", OPT_LATENCY, "SECONDS", 0, "per-message latency a (default 0)", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv or json", 0 },
 	{ 0 }
 };
 
@@ -58,6 +58,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct allreduce_model_opts *o = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT: gt_common_bind(state, &allreduce_model_argp, &o->c); break;
 	case OPT_FROM: o->from = arg; break;
 	case OPT_WORKERS:
 		if (gt_parse_count_list(arg, 2, 65536, o->workers, MAX_LIST, &o->nworkers) < 0)
@@ -81,7 +82,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (gt_parse_double(arg, 0, 10, &o->latency) < 0)
 			argp_error(state, "invalid latency '%s': expected 0 to 10 seconds", arg);
 		break;
-	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 0); break;
 	case ARGP_KEY_ARG:
 		if (o->file)
 			argp_error(state, "one trace at a time");
@@ -105,6 +105,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &gt_common_fmt_argp, 0, NULL, 0 },
+	{ 0 }
+};
+
 const struct argp allreduce_model_argp = {
 	options, parse_opt, "--from BENCH.json FILE\n--from BENCH.json --bytes N\n[-c LIST] FILE",
 	"GComp's Figure 10 as a model: the time of a ring allreduce of the "
@@ -117,7 +122,7 @@ const struct argp allreduce_model_argp = {
 	"latency, Tc and Td the codec's speeds and ratio its compressed/original "
 	"size.  The table prints the model as a comment line above the rows; JSON "
 	"has it as the field \"model\" of each row.",
-	NULL, NULL, NULL
+	children, NULL, NULL
 };
 
 static void add_row(struct gt_table *tab, const struct allreduce_model_opts *o,
@@ -137,7 +142,7 @@ static void add_row(struct gt_table *tab, const struct allreduce_model_opts *o,
 	gt_table_num(tab, r->t_none * 1e3, 5);
 	gt_table_num(tab, r->t_codec * 1e3, 5);
 	gt_table_num(tab, r->normalized, 4);
-	if (o->fmt == GT_FMT_JSON)
+	if (o->c.fmt == GT_FMT_JSON)
 		gt_table_str(tab, MODEL_TEXT);
 }
 
@@ -157,14 +162,15 @@ static void columns(struct gt_table *tab, enum gt_fmt fmt)
 static int model_bytes(const struct allreduce_model_opts *o, double *ret)
 {
 	struct gt_model_tensor *t;
+	struct gt_diag d = { "" };
 	size_t n;
 
 	if (o->bytes) {
 		*ret = (double)o->bytes;
 		return 0;
 	}
-	if (gt_model_tensors(o->file, &t, &n) < 0)
-		return -1;
+	if (gt_model_tensors(o->file, &t, &n, &d) < 0)
+		return gt_error("%s", d.msg);
 	*ret = 0;
 	for (size_t i = 0; i < n; i++)
 		*ret += (double)t[i].count * t[i].size;
@@ -179,15 +185,18 @@ static int run_allreduce_model(const struct allreduce_model_opts *o)
 	struct gt_ring_params p = { 0, 0, 0, o->latency, (double)o->chunk };
 	struct gt_bench_row *rows;
 	struct gt_codec_pair *pairs;
+	struct gt_diag d = { "" };
 	struct gt_table *tab;
 	size_t n;
 
-	if (model_bytes(o, &p.bytes) < 0 ||
-	    (o->from ? gt_bench_pairs(o->from, &rows, &pairs, &n)
-		     : gt_bench_measure(o->file, o->codecs, (unsigned)o->repeat, &rows, &pairs, &n)) < 0)
+	if (model_bytes(o, &p.bytes) < 0)
 		return -1;
-	tab = gt_table_new(o->fmt);
-	columns(tab, o->fmt);
+	if ((o->from ? gt_bench_pairs(o->from, &rows, &pairs, &n, &d)
+		     : gt_bench_measure(o->file, o->codecs, (unsigned)o->repeat, &rows, &pairs, &n,
+					&d)) < 0)
+		return gt_error("%s", d.msg);
+	tab = gt_table_new(o->c.fmt);
+	columns(tab, o->c.fmt);
 	for (size_t w = 0; w < o->nworkers; w++)
 		for (size_t l = 0; l < o->nlinks; l++)
 			for (size_t i = 0; i < n; i++) {
@@ -198,7 +207,7 @@ static int run_allreduce_model(const struct allreduce_model_opts *o)
 				if (gt_ring_model(&p, &pairs[i].speed, &r) >= 0)
 					add_row(tab, o, &p, &pairs[i], &r);
 			}
-	if (o->fmt == GT_FMT_TABLE)
+	if (o->c.fmt == GT_FMT_TABLE)
 		printf("# %s\n", MODEL_TEXT);
 	gt_table_print(tab, stdout);
 	gt_table_free(tab);

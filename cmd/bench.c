@@ -3,13 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "cmds.h"
-#include "memload.h"
+#include "common_opts.h"
 #include "msg.h"
 #include "util.h"
-#include "../analysis/gt_bench.h"
+#include "../engine/gt_measure.h"
 #include "../lib/banned.h"
 
 struct bench_opts {
@@ -17,12 +16,10 @@ struct bench_opts {
 	unsigned *threads;
 	size_t nthreads;
 	long repeat, warmup;
-	enum gt_fmt fmt;
-	struct gt_source_opts src;
-	const char *input;
+	struct gt_common c;      /* input, --dtype, --format, -q */
 };
 
-enum { OPT_FORMAT = 0x100, OPT_REPEAT, OPT_WARMUP, OPT_DTYPE };
+enum { OPT_REPEAT = 0x100, OPT_WARMUP };
 
 static const struct argp_option options[] = {
 	{ "codecs", 'c', "LIST", 0,
@@ -30,9 +27,6 @@ static const struct argp_option options[] = {
 	{ "threads", 'T', "LIST", 0, "thread counts to measure, comma-separated (default 1)", 0 },
 	{ "repeat", OPT_REPEAT, "N", 0, "timed repetitions per measurement (default 5)", 0 },
 	{ "warmup", OPT_WARMUP, "N", 0, "untimed runs before them (default 1)", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv or json", 0 },
-	{ "dtype", OPT_DTYPE, "DT", 0, "dtype of raw input: f32, f16, bf16 or f64", 0 },
-	{ "quiet", 'q', NULL, 0, "print no warnings", 0 },
 	{ 0 }
 };
 
@@ -55,7 +49,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct bench_opts *o = state->input;
 
 	switch (key) {
-	case 'c': gt_speclist_add(&o->specs, arg); break;
+	case ARGP_KEY_INIT: gt_common_bind(state, &bench_argp, &o->c); break;
+	case 'c':
+		if (gt_speclist_add(&o->specs, arg) < 0)
+			gt_die("out of memory");
+		break;
 	case 'T': add_threads(state, o, arg); break;
 	case OPT_REPEAT:
 		if (gt_parse_int(arg, 1, 100000, &o->repeat) < 0)
@@ -65,18 +63,22 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (gt_parse_int(arg, 0, 100000, &o->warmup) < 0)
 			argp_error(state, "invalid warm-up count '%s'", arg);
 		break;
-	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 0); break;
-	case OPT_DTYPE: o->src.dtype = gt_argp_dtype(state, arg); break;
-	case 'q': gt_msg_set_quiet(1); break;
-	case ARGP_KEY_ARG: gt_argp_input(state, &o->input, arg); break;
 	case ARGP_KEY_END:
-		if (!o->input)
+		if (!o->c.input)
 			argp_usage(state);
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
+
+static const struct argp_child children[] = {
+	{ &gt_common_input_argp, 0, NULL, 0 },
+	{ &gt_common_fmt_argp, 0, NULL, 0 },
+	{ &gt_common_dtype_argp, 0, NULL, 0 },
+	{ &gt_common_quiet_argp, 0, NULL, 0 },
+	{ 0 }
+};
 
 const struct argp bench_argp = {
 	options, parse_opt, "FILE",
@@ -91,7 +93,7 @@ const struct argp bench_argp = {
 	"decompress), repeat, bytes (original), ratio (coded / original bytes "
 	"of the same run), mbps_median, mbps_min, mbps_max, peak_rss_mib "
 	"(getrusage ru_maxrss of the process so far, MiB).",
-	NULL, NULL, NULL
+	children, NULL, NULL
 };
 
 static void header(struct gt_table *tb)
@@ -105,108 +107,69 @@ static void header(struct gt_table *tb)
 		gt_table_col(tb, cols[i]);
 }
 
-static double peak_rss_mib(void)
+static void row(struct gt_table *tb, const struct gt_bench_row *r)
 {
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru) < 0)
-		return 0;
-	return (double)ru.ru_maxrss / 1024.0; /* KiB on Linux */
-}
-
-static void row(struct gt_table *tb, const struct gt_codec *c, const char *opts,
-		const char *spec, unsigned threads, const char *dir,
-		const struct gt_bench_result *r, double *secs, long repeat)
-{
-	double med, lo, hi;
-
-	gt_bench_spread(secs, (size_t)repeat, &med, &lo, &hi);
-	gt_table_str(tb, gt_codec_name(c));
-	gt_table_str(tb, opts);
-	gt_table_str(tb, spec);
-	gt_table_uint(tb, threads);
-	gt_table_str(tb, dir);
-	gt_table_int(tb, repeat);
+	gt_table_str(tb, r->codec);
+	gt_table_str(tb, r->options);
+	gt_table_str(tb, r->spec);
+	gt_table_uint(tb, r->threads);
+	gt_table_str(tb, r->direction == GT_BENCH_COMPRESS ? "compress" : "decompress");
+	gt_table_int(tb, r->repeat);
 	gt_table_uint(tb, r->bytes);
-	gt_table_num(tb, r->bytes ? (double)r->coded / (double)r->bytes : 0, 4);
-	/* the median time is the median rate; the fastest run is the max */
-	gt_table_num(tb, gt_bench_mbps(r->bytes, med), 5);
-	gt_table_num(tb, gt_bench_mbps(r->bytes, hi), 5);
-	gt_table_num(tb, gt_bench_mbps(r->bytes, lo), 5);
-	gt_table_num(tb, peak_rss_mib(), 4);
-}
-
-static int bench_spec(const struct bench_opts *o, struct gt_memload *m,
-		      const char *spec, struct gt_table *tb)
-{
-	const struct gt_codec *c;
-	const char *opts;
-	const struct gt_bench_input *in;
-	double *cs = xcalloc((size_t)o->repeat, sizeof(double));
-	double *ds = xcalloc((size_t)o->repeat, sizeof(double));
-	int needs, rc = gt_memload_spec(spec, &c, &opts, &needs);
-
-	if (rc >= 0)
-		rc = gt_memload_inputs(m, c, opts, needs, &in);
-	for (size_t t = 0; t < o->nthreads && rc >= 0; t++) {
-		const struct gt_bench_opts bo = { o->threads[t], (unsigned)o->repeat,
-						  (unsigned)o->warmup, 0, 0 };
-		struct gt_bench_result r = { 0, 0, cs, ds };
-		struct gt_diag d = { "" };
-
-		rc = gt_bench_run(in, m->n, &bo, &r, &d);
-		if (rc < 0) {
-			rc = gt_error("%s: %s: %s", o->input, spec, d.msg);
-			break;
-		}
-		row(tb, c, opts, spec, o->threads[t], "compress", &r, cs, o->repeat);
-		row(tb, c, opts, spec, o->threads[t], "decompress", &r, ds, o->repeat);
-	}
-	free(cs);
-	free(ds);
-	return rc;
+	gt_table_num(tb, r->ratio, 4);
+	gt_table_num(tb, r->mbps_median, 5);
+	gt_table_num(tb, r->mbps_min, 5);
+	gt_table_num(tb, r->mbps_max, 5);
+	gt_table_num(tb, r->peak_rss_mib, 4);
 }
 
 /* Specs are checked before the file is read: a bad one is a usage error. */
 static int check_specs(const struct gt_speclist *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
-		const struct gt_codec *c;
-		const char *opts;
-		int needs;
+		struct gt_spec s;
+		struct gt_diag d = { "" };
 
-		if (gt_memload_spec(l->v[i], &c, &opts, &needs) < 0)
-			return -1;
+		if (gt_spec_init(&s, l->v[i], 0, &d) < 0)
+			return gt_error("%s; see 'gtool compress --list-codecs'", d.msg);
+		gt_spec_release(&s);
 	}
 	return 0;
 }
 
 static int run_bench(struct bench_opts *o)
 {
-	struct gt_memload m;
+	struct gt_measure_opts mo = { 0 };
+	struct gt_bench_row *rows = NULL;
+	struct gt_diag d = { "" };
 	struct gt_table *tb;
-	const int defaults = !o->specs.n;
-	int rc;
+	size_t n = 0;
 
-	if (defaults)
-		gt_speclist_defaults(&o->specs);
+	mo.defaults = !o->specs.n;
+	if (mo.defaults && gt_speclist_defaults(&o->specs) < 0)
+		gt_die("out of memory");
 	if (check_specs(&o->specs) < 0)
 		return 2;
-	if (gt_memload_open(&m, o->input, &o->src, 0) < 0 ||
-	    gt_speclist_usable(&o->specs, &m, defaults) < 0) {
-		gt_memload_close(&m);
+	mo.input = o->c.input;
+	mo.src = o->c.src;
+	mo.specs = &o->specs;
+	mo.threads = o->threads;
+	mo.nthreads = o->nthreads;
+	mo.repeat = (unsigned)o->repeat;
+	mo.warmup = (unsigned)o->warmup;
+	mo.nt = &gt_msg_notify;
+	if (gt_measure_run(&mo, &rows, &n, &d) < 0) {
+		gt_error("%s", d.msg);
 		return 1;
 	}
-	tb = gt_table_new(o->fmt);
+	tb = gt_table_new(o->c.fmt);
 	header(tb);
-	rc = 0;
-	for (size_t i = 0; i < o->specs.n && rc >= 0; i++)
-		rc = bench_spec(o, &m, o->specs.v[i], tb);
-	if (rc >= 0)
-		gt_table_print(tb, stdout);
+	for (size_t i = 0; i < n; i++)
+		row(tb, &rows[i]);
+	gt_table_print(tb, stdout);
 	gt_table_free(tb);
-	gt_memload_close(&m);
-	return rc < 0 ? 1 : 0;
+	free(rows);
+	return 0;
 }
 
 int cmd_bench(int argc, char **argv)
@@ -216,7 +179,7 @@ int cmd_bench(int argc, char **argv)
 
 	o.repeat = 5;
 	o.warmup = 1;
-	o.fmt = GT_FMT_TABLE;
+	o.c.fmt = GT_FMT_TABLE;
 	rc = gt_argp_parse(&bench_argp, argc, argv, &o);
 	if (!rc) {
 		if (!o.nthreads) {

@@ -6,9 +6,10 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "common_opts.h"
 #include "msg.h"
-#include "netopt.h"
 #include "util.h"
+#include "../engine/gt_netmodel.h"
 #include "../analysis/gt_breakeven.h"
 #include "../lib/banned.h"
 
@@ -18,8 +19,8 @@ struct breakeven_opts {
 	const char *from, *file, *codecs;
 	double links[MAX_LINKS];
 	size_t nlinks;
-	enum gt_fmt fmt;
 	long repeat;
+	struct gt_common c;      /* the shared options (common_opts.h) */
 };
 
 enum { OPT_FROM = 0x100, OPT_BANDWIDTH, OPT_FORMAT, OPT_REPEAT };
@@ -32,7 +33,6 @@ static const struct argp_option options[] = {
 	{ "repeat", OPT_REPEAT, "N", 0, "timed runs of each codec on DATA (default 5)", 0 },
 	{ "bandwidth", OPT_BANDWIDTH, "LIST", 0,
 	  "link speeds in bits/s, comma-separated: 10G,56G,100G (default 10G)", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv or json", 0 },
 	{ 0 }
 };
 
@@ -41,13 +41,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct breakeven_opts *o = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT: gt_common_bind(state, &breakeven_argp, &o->c); break;
 	case OPT_FROM: o->from = arg; break;
 	case OPT_BANDWIDTH:
 		if (gt_parse_rate_list(arg, o->links, MAX_LINKS, &o->nlinks) < 0)
 			argp_error(state, "invalid bandwidth list '%s': expected rates in "
 				   "bits/s such as 10G,56G,100G", arg);
 		break;
-	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 0); break;
 	case 'c': o->codecs = arg; break;
 	case OPT_REPEAT:
 		if (gt_parse_int(arg, 1, 1000, &o->repeat) < 0)
@@ -69,6 +69,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &gt_common_fmt_argp, 0, NULL, 0 },
+	{ 0 }
+};
+
 const struct argp breakeven_argp = {
 	options, parse_opt, "--from BENCH.json\nDATA",
 	"The break-even model of Wang et al., FFT-based Gradient Sparsification for "
@@ -83,7 +88,7 @@ const struct argp breakeven_argp = {
 	"\vspeedup = (1/B) / (1/Tc + ratio/B + 1/Td): above 1 the codec is faster "
 	"than sending the data as it is.  k_min is inf (null in JSON) when no "
 	"factor pays off.",
-	NULL, NULL, NULL
+	children, NULL, NULL
 };
 
 static const char *verdict(double speedup)
@@ -121,13 +126,15 @@ static int run_breakeven(const struct breakeven_opts *o)
 	};
 	struct gt_bench_row *rows;
 	struct gt_codec_pair *pairs;
+	struct gt_diag d = { "" };
 	struct gt_table *tab;
 	size_t n;
 
-	if ((o->from ? gt_bench_pairs(o->from, &rows, &pairs, &n)
-		     : gt_bench_measure(o->file, o->codecs, (unsigned)o->repeat, &rows, &pairs, &n)) < 0)
-		return -1;
-	tab = gt_table_new(o->fmt);
+	if ((o->from ? gt_bench_pairs(o->from, &rows, &pairs, &n, &d)
+		     : gt_bench_measure(o->file, o->codecs, (unsigned)o->repeat, &rows, &pairs, &n,
+					&d)) < 0)
+		return gt_error("%s", d.msg);
+	tab = gt_table_new(o->c.fmt);
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
 		gt_table_col(tab, cols[c]);
 	for (size_t l = 0; l < o->nlinks; l++)

@@ -28,6 +28,8 @@
 	X(simulate)                                                     \
 	X(stats)
 
+/* allreduce's parser is the engine's: gtool-mpi parses the same argv */
+#define allreduce_argp gt_allreduce_argp
 #define X(n) int cmd_##n(int argc, char **argv); extern const struct argp n##_argp;
 GT_COMMANDS(X)
 #undef X

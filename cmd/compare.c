@@ -7,26 +7,25 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "compress.h"
-#include "memload.h"
+#include "common_opts.h"
 #include "msg.h"
-#include "pair.h"
 #include "util.h"
 #include "../analysis/gt_bench.h"
+#include "../engine/gt_memload.h"
+#include "../engine/gt_pair.h"
+#include "../engine/gt_pack.h"
 #include "../lib/banned.h"
 
 struct compare_opts {
 	struct gt_speclist specs;
 	const char *sort;
-	enum gt_fmt fmt;
 	unsigned threads;
 	long repeat;
 	int grads_only;
-	struct gt_source_opts src;
-	const char *input;
+	struct gt_common c;      /* input, --dtype, -q; --format here knows markdown */
 };
 
-enum { OPT_FORMAT = 0x100, OPT_SORT, OPT_REPEAT, OPT_DTYPE, OPT_GRADS_ONLY };
+enum { OPT_FORMAT = 0x100, OPT_SORT, OPT_REPEAT, OPT_GRADS_ONLY };
 
 static const struct argp_option options[] = {
 	{ "codecs", 'c', "LIST", 0,
@@ -35,10 +34,8 @@ static const struct argp_option options[] = {
 	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv, json or markdown", 0 },
 	{ "threads", 'T', "N", 0, "worker threads (default: all cores)", 0 },
 	{ "repeat", OPT_REPEAT, "N", 0, "timed runs for the MB/s columns, median (default 3)", 0 },
-	{ "dtype", OPT_DTYPE, "DT", 0, "dtype of raw input: f32, f16, bf16 or f64", 0 },
 	{ "grads-only", OPT_GRADS_ONLY, NULL, 0,
 	  "on a trace: only the gradients, in the sizes, speeds and errors", 0 },
-	{ "quiet", 'q', NULL, 0, "print no warnings", 0 },
 	{ 0 }
 };
 
@@ -68,13 +65,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct compare_opts *o = state->input;
 
 	switch (key) {
-	case 'c': gt_speclist_add(&o->specs, arg); break;
+	case ARGP_KEY_INIT: gt_common_bind(state, &compare_argp, &o->c); break;
+	case 'c':
+		if (gt_speclist_add(&o->specs, arg) < 0)
+			gt_die("out of memory");
+		break;
 	case OPT_SORT:
 		if (sort_column(arg) == -2)
 			argp_error(state, "invalid sort column '%s'; see gtool-compare(1)", arg);
 		o->sort = arg;
 		break;
-	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 1); break;
+	case OPT_FORMAT: o->c.fmt = gt_argp_fmt(state, arg, 1); break;
 	case 'T':
 		if (gt_parse_threads(arg, &o->threads) < 0)
 			argp_error(state, "invalid thread count '%s'", arg);
@@ -83,18 +84,22 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (gt_parse_int(arg, 1, 100000, &o->repeat) < 0)
 			argp_error(state, "invalid repeat count '%s'", arg);
 		break;
-	case OPT_DTYPE: o->src.dtype = gt_argp_dtype(state, arg); break;
 	case OPT_GRADS_ONLY: o->grads_only = 1; break;
-	case 'q': gt_msg_set_quiet(1); break;
-	case ARGP_KEY_ARG: gt_argp_input(state, &o->input, arg); break;
 	case ARGP_KEY_END:
-		if (!o->input)
+		if (!o->c.input)
 			argp_usage(state);
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
+
+static const struct argp_child children[] = {
+	{ &gt_common_input_argp, 0, NULL, 0 },
+	{ &gt_common_dtype_argp, 0, NULL, 0 },
+	{ &gt_common_quiet_argp, 0, NULL, 0 },
+	{ 0 }
+};
 
 const struct argp compare_argp = {
 	options, parse_opt, "FILE",
@@ -106,7 +111,7 @@ const struct argp compare_argp = {
 	"decoded file against FILE as 'gtool error' computes it (max abs, RMSE, "
 	"PSNR, cosine, gain sum B^2 / sum A^2), and on a trace the update "
 	"fidelity of 'gtool error --update'.",
-	NULL, NULL, NULL
+	children, NULL, NULL
 };
 
 struct row {
@@ -114,6 +119,7 @@ struct row {
 	const struct gt_codec *codec;
 	const char *opts;
 	double v[NNUM];
+	struct gt_spec parsed;   /* owns what spec, codec and opts point at */
 };
 
 static void table_header(struct gt_table *tb, int trace)
@@ -153,24 +159,25 @@ struct cmp {
 };
 
 /* The .gtz of @spec, as `gtool compress -c SPEC` writes it. */
-static int compress_to_tmp(struct cmp *c, const char *spec, struct row *r)
+static int compress_to_tmp(struct cmp *c, struct row *r)
 {
-	struct gt_compress_opts co;
-	uint64_t in = 0, out = 0;
-	int rc;
+	struct gt_pack_opts po = { 0 };
+	struct gt_pack_result pr = { 0 };
+	struct gt_diag d = { "" };
+	uint64_t in, out;
 
-	memset(&co, 0, sizeof(co));
-	co.input = c->o->input;
-	co.output = c->gtz;
-	co.codec = spec;
-	co.threads = c->o->threads;
-	co.src = c->o->src;
-	co.force = 1;
-	co.silent = 1;
-	co.grads_only = c->o->grads_only;
-	rc = gt_compress_file(&co, &in, &out);
-	if (rc)
-		return -1;
+	po.input = c->o->c.input;
+	po.output = c->gtz;
+	po.spec = &r->parsed;
+	po.threads = c->o->threads;
+	po.src = c->o->c.src;
+	po.force = 1;
+	po.lossy_metadata = 1; /* nt NULL: compare says nothing of what is not kept */
+	po.grads_only = c->o->grads_only;
+	if (gt_pack_file(&po, &pr, &d) < 0)
+		return gt_error("%s", d.msg);
+	in = pr.in_bytes;
+	out = pr.out_bytes;
 	r->v[1] = (double)in;
 	r->v[2] = (double)out;
 	r->v[3] = in ? (double)out / (double)in : NAN;
@@ -193,15 +200,15 @@ static int errors(struct cmp *c, struct row *r)
 	if (gt_source_open(c->gtz, &so, &b, &d) < 0)
 		return gt_error("%s: %s", c->gtz, d.msg);
 	{
-		const struct gt_pair p = { c->m.src, b, c->o->input, c->gtz, c->sel, 0, 0 };
+		const struct gt_pair p = { c->m.src, b, c->o->c.input, c->gtz, c->sel, 0, 0, NULL };
 
-		rc = gt_pair_metrics(&p, NULL, NULL, &total);
+		rc = gt_pair_metrics(&p, NULL, NULL, &total, &d);
 		if (rc >= 0 && c->trace)
-			rc = gt_pair_update(&p, NULL, NULL, &f, &optim);
+			rc = gt_pair_update(&p, NULL, NULL, &f, &optim, &d);
 	}
 	gt_source_free(b);
 	if (rc < 0)
-		return -1;
+		return gt_error("%s", d.msg);
 	gt_metric_derive(&total, &mr);
 	r->v[0] = (double)total.values;
 	r->v[7] = total.n ? total.max_abs : NAN;
@@ -217,7 +224,7 @@ static int errors(struct cmp *c, struct row *r)
 }
 
 /* MB/s of the codec on the data in memory (gtool bench's core). */
-static int speed(struct cmp *c, const char *spec, struct row *r)
+static int speed(struct cmp *c, struct row *r)
 {
 	const size_t n = (size_t)c->o->repeat;
 	double *cs = xcalloc(n, sizeof(double)), *ds = xcalloc(n, sizeof(double));
@@ -226,13 +233,13 @@ static int speed(struct cmp *c, const char *spec, struct row *r)
 	const struct gt_bench_input *in;
 	struct gt_diag d = { "" };
 	double med, lo, hi;
-	int needs, rc;
+	int rc;
 
-	rc = gt_memload_spec(spec, &r->codec, &r->opts, &needs);
-	if (rc >= 0)
-		rc = gt_memload_inputs(&c->m, r->codec, r->opts, needs, &in);
-	if (rc >= 0 && gt_bench_run(in, c->m.n, &bo, &br, &d) < 0)
-		rc = gt_error("%s: %s: %s", c->o->input, spec, d.msg);
+	rc = gt_memload_inputs(&c->m, &r->parsed, &in, &d);
+	if (rc < 0)
+		rc = gt_error("%s", d.msg);
+	else if (gt_bench_run(in, c->m.n, &bo, &br, &d) < 0)
+		rc = gt_error("%s: %s: %s", c->o->c.input, r->spec, d.msg);
 	if (rc >= 0) {
 		gt_bench_spread(cs, n, &med, &lo, &hi);
 		r->v[5] = gt_bench_mbps(br.bytes, med);
@@ -246,14 +253,19 @@ static int speed(struct cmp *c, const char *spec, struct row *r)
 
 static int compare_spec(struct cmp *c, const char *spec, struct row *r)
 {
+	struct gt_diag d = { "" };
 	int rc;
 
 	for (size_t i = 0; i < NNUM; i++)
 		r->v[i] = NAN;
-	r->spec = spec;
-	rc = speed(c, spec, r);
+	if (gt_spec_init(&r->parsed, spec, 0, &d) < 0)
+		return gt_error("%s", d.msg);
+	r->spec = r->parsed.text;
+	r->codec = r->parsed.codec;
+	r->opts = r->parsed.opts;
+	rc = speed(c, r);
 	if (rc >= 0)
-		rc = compress_to_tmp(c, spec, r);
+		rc = compress_to_tmp(c, r);
 	if (rc >= 0)
 		rc = errors(c, r);
 	unlink(c->gtz);
@@ -286,15 +298,18 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 static int open_cmp(struct cmp *c)
 {
 	const char *tmp = getenv("TMPDIR");
+	struct gt_diag d = { "" };
 
-	if (gt_memload_open(&c->m, c->o->input, &c->o->src, c->o->grads_only) < 0)
-		return -1;
+	c->m.nt = &gt_msg_notify;
+	if (gt_memload_open(&c->m, c->o->c.input, &c->o->c.src, c->o->grads_only, &d) < 0)
+		return gt_error("%s", d.msg);
+	c->m.nt = &gt_msg_notify;
 	c->sel = xcalloc(gt_source_count(c->m.src) + 1, 1);
 	for (size_t k = 0; k < c->m.n; k++)
 		c->sel[c->m.idx[k]] = 1;
-	c->trace = c->m.ctx.trace && gt_trace_nsteps(c->m.ctx.trace);
+	c->trace = gt_memload_is_trace(&c->m);
 	if (c->o->grads_only && !c->trace)
-		return gt_error("%s: --grads-only needs a trace with step groups", c->o->input);
+		return gt_error("%s: --grads-only needs a trace with step groups", c->o->c.input);
 	if (asprintf(&c->dir, "%s/gtool-compare.XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
 		gt_die("out of memory");
 	if (!mkdtemp(c->dir)) {
@@ -320,7 +335,7 @@ static void close_cmp(struct cmp *c)
 
 static void print_rows(const struct compare_opts *o, struct row *rows, size_t n, int trace)
 {
-	struct gt_table *tb = gt_table_new(o->fmt);
+	struct gt_table *tb = gt_table_new(o->c.fmt);
 
 	if (o->sort) {
 		int col = sort_column(o->sort);
@@ -339,27 +354,31 @@ static int run_compare(struct compare_opts *o)
 	struct cmp c = { o, { 0 }, NULL, 0, NULL, NULL };
 	struct row *rows;
 	const int defaults = !o->specs.n;
+	struct gt_diag d = { "" };
 	int rc = 0;
 
-	if (defaults)
-		gt_speclist_defaults(&o->specs);
+	if (defaults && gt_speclist_defaults(&o->specs) < 0)
+		gt_die("out of memory");
 	for (size_t i = 0; i < o->specs.n; i++) {
-		const struct gt_codec *codec;
-		const char *opts;
-		int needs;
+		struct gt_spec s;
 
-		if (gt_memload_spec(o->specs.v[i], &codec, &opts, &needs) < 0)
+		if (gt_spec_init(&s, o->specs.v[i], 0, &d) < 0) {
+			gt_error("%s; see 'gtool compress --list-codecs'", d.msg);
 			return 2;
+		}
+		gt_spec_release(&s);
 	}
 	rows = xcalloc(o->specs.n + 1, sizeof(*rows));
 	rc = open_cmp(&c);
-	if (rc >= 0)
-		rc = gt_speclist_usable(&o->specs, &c.m, defaults);
+	if (rc >= 0 && gt_memload_usable(&o->specs, &c.m, defaults, &gt_msg_notify, &d) < 0)
+		rc = gt_error("%s", d.msg);
 	for (size_t i = 0; i < o->specs.n && rc >= 0; i++)
 		rc = compare_spec(&c, o->specs.v[i], &rows[i]);
 	if (rc >= 0)
 		print_rows(o, rows, o->specs.n, c.trace);
 	close_cmp(&c);
+	for (size_t i = 0; i < o->specs.n; i++)
+		gt_spec_release(&rows[i].parsed);
 	free(rows);
 	return rc < 0 ? 1 : 0;
 }
@@ -369,7 +388,7 @@ int cmd_compare(int argc, char **argv)
 	struct compare_opts o = { 0 };
 	int rc;
 
-	o.fmt = GT_FMT_TABLE;
+	o.c.fmt = GT_FMT_TABLE;
 	o.repeat = 3;
 	rc = gt_argp_parse(&compare_argp, argc, argv, &o);
 	if (!rc) {

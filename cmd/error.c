@@ -6,40 +6,33 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "common_opts.h"
 #include "msg.h"
-#include "pair.h"
 #include "util.h"
+#include "../engine/gt_pair.h"
 #include "../lib/banned.h"
 
 struct error_opts {
-	char **datasets;
-	size_t n_datasets;
 	int total_only, missing_ok, update;
-	enum gt_fmt fmt;
 	enum gt_dtype dtype, dtype_b;
-	int quiet, verbose;
 	const char *a, *b;
+	struct gt_common c;      /* the shared options (common_opts.h) */
 };
 
 enum { OPT_FORMAT = 0x100, OPT_TOTAL, OPT_DTYPE, OPT_DTYPE_B, OPT_MISSING_OK,
        OPT_UPDATE };
 
 static const struct argp_option options[] = {
-	{ "dataset", 'd', "PATTERN", 0,
-	  "only datasets of A matching PATTERN (a path or a glob; repeatable)", 0 },
 	{ "dtype", OPT_DTYPE, "DT",
 	  0, "dtype of raw input: f32, f16, bf16 or f64 (default: from the "
 	  "extension); applies to B too unless --dtype-b", 0 },
 	{ "dtype-b", OPT_DTYPE_B, "DT", 0, "dtype of B when B is raw", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv or json", 0 },
 	{ "missing-ok", OPT_MISSING_OK, NULL, 0,
 	  "skip tensors of A that B lacks instead of failing", 0 },
-	{ "quiet", 'q', NULL, 0, "print no warnings", 0 },
 	{ "total", OPT_TOTAL, NULL, 0, "print only the total row", 0 },
 	{ "update", OPT_UPDATE, NULL, 0,
 	  "update fidelity: apply the optimizer step of trace A once with A's "
 	  "gradients and once with B's, and compare the new parameters", 0 },
-	{ "verbose", 'v', NULL, 0, "say which datasets are skipped", 0 },
 	{ 0 }
 };
 
@@ -48,19 +41,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct error_opts *o = state->input;
 
 	switch (key) {
-	case 'd':
-		gt_argp_dataset(&o->datasets, &o->n_datasets, arg);
-		break;
+	case ARGP_KEY_INIT: gt_common_bind(state, &error_argp, &o->c); break;
 	case OPT_TOTAL: o->total_only = 1; break;
 	case OPT_MISSING_OK: o->missing_ok = 1; break;
 	case OPT_UPDATE: o->update = 1; break;
-	case OPT_FORMAT:
-		o->fmt = gt_argp_fmt(state, arg, 0);
-		break;
 	case OPT_DTYPE: o->dtype = gt_argp_dtype(state, arg); break;
 	case OPT_DTYPE_B: o->dtype_b = gt_argp_dtype(state, arg); break;
-	case 'q': o->quiet = 1; break;
-	case 'v': o->verbose = 1; break;
 	case ARGP_KEY_ARGS:
 		if (state->argc - state->next != 2)
 			argp_error(state, "expected two files, A and B");
@@ -74,6 +60,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	}
 	return 0;
 }
+
+static const struct argp_child children[] = {
+	{ &gt_common_dataset_argp, 0, NULL, 0 },
+	{ &gt_common_fmt_argp, 0, NULL, 0 },
+	{ &gt_common_quiet_argp, 0, NULL, 0 },
+	{ &gt_common_verbose_argp, 0, NULL, 0 },
+	{ 0 }
+};
 
 const struct argp error_argp = {
 	options, parse_opt, "A B",
@@ -90,7 +84,7 @@ const struct argp error_argp = {
 	"new parameters are compared (identical share, ULPs, relative "
 	"difference); pytorch_identical_pct checks gtool's step against the "
 	"trace's param_next.",
-	NULL, NULL, NULL
+	children, NULL, NULL
 };
 
 static int open_source(const char *path, enum gt_dtype dt, struct gt_source **ret)
@@ -147,9 +141,10 @@ static int error_tensors(const struct error_opts *o, const struct gt_pair *p,
 			 struct gt_table *tb)
 {
 	struct gt_metric total;
+	struct gt_diag d = { "" };
 
-	if (gt_pair_metrics(p, o->total_only ? NULL : error_row, tb, &total) < 0)
-		return -1;
+	if (gt_pair_metrics(p, o->total_only ? NULL : error_row, tb, &total, &d) < 0)
+		return gt_error("%s", d.msg);
 	error_row(tb, "total", &total);
 	return 0;
 }
@@ -218,9 +213,10 @@ static int update_trace(const struct error_opts *o, const struct gt_pair *p,
 	struct urows u = { tb, o->total_only, 0 };
 	struct gt_fidelity total;
 	const char *optim;
+	struct gt_diag d = { "" };
 
-	if (gt_pair_update(p, update_row, &u, &total, &optim) < 0)
-		return -1;
+	if (gt_pair_update(p, update_row, &u, &total, &optim, &d) < 0)
+		return gt_error("%s", d.msg);
 	update_cells(tb, "total", NULL, optim, &total, u.with_next);
 	return 0;
 }
@@ -230,23 +226,23 @@ static int update_trace(const struct error_opts *o, const struct gt_pair *p,
 static int run_error(const struct error_opts *o)
 {
 	struct gt_source *a = NULL, *b = NULL;
-	struct gt_table *tb = gt_table_new(o->fmt);
+	struct gt_table *tb = gt_table_new(o->c.fmt);
 	unsigned char *sel = NULL;
 	struct gt_pair p;
 	int rc;
 
-	gt_msg_set_quiet(o->quiet);
+	gt_msg_set_quiet(o->c.quiet);
 	rc = open_source(o->a, o->dtype, &a);
 	if (rc >= 0)
 		rc = open_source(o->b, o->dtype_b ? o->dtype_b : o->dtype, &b);
 	if (rc < 0)
 		goto out;
 	sel = xcalloc(gt_source_count(a) + 1, 1);
-	rc = gt_select_tensors(a, o->datasets, o->n_datasets,
-			       o->verbose ? GT_SKIP_NOTE : GT_SKIP_SILENT, sel);
+	rc = gt_select_tensors(a, o->c.datasets, o->c.ndatasets,
+			       o->c.verbose ? GT_SKIP_NOTE : GT_SKIP_SILENT, sel);
 	if (rc < 0)
 		goto out;
-	p = (struct gt_pair){ a, b, o->a, o->b, sel, o->missing_ok, o->verbose };
+	p = (struct gt_pair){ a, b, o->a, o->b, sel, o->missing_ok, o->c.verbose, &gt_msg_notify };
 	if (o->update) {
 		rc = update_trace(o, &p, tb);
 	} else {
@@ -255,7 +251,7 @@ static int run_error(const struct error_opts *o)
 	}
 	if (rc < 0)
 		goto out;
-	if (o->fmt == GT_FMT_TABLE && !o->update)
+	if (o->c.fmt == GT_FMT_TABLE && !o->update)
 		printf("# PSNR = 20 log10(range / RMSE), range = max - min of A "
 		       "(SZ's convention; zfp prints 6.02 dB less)\n");
 	gt_table_print(tb, stdout);
@@ -272,10 +268,10 @@ int cmd_error(int argc, char **argv)
 	struct error_opts o = { 0 };
 	int rc;
 
-	o.fmt = GT_FMT_TABLE;
+	o.c.fmt = GT_FMT_TABLE;
 	rc = gt_argp_parse(&error_argp, argc, argv, &o);
 	if (!rc)
 		rc = run_error(&o) < 0;
-	free(o.datasets);
+	gt_common_release(&o.c);
 	return rc;
 }

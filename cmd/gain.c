@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "common_opts.h"
 #include "msg.h"
-#include "steps.h"
+#include "../engine/gt_spec.h"
+#include "../engine/gt_steps.h"
 #include "util.h"
 #include "../analysis/gt_gain.h"
 #include "../formats/gt_gtz.h"
@@ -17,16 +19,11 @@ struct gain_opts {
 	const char *codec, *key, *list; /* -c; --cf/--bits/--levels and its list */
 	int ef, multilevel, norm, total_only;
 	double ewma;                   /* 0: off */
-	uint64_t block, chunk;
-	char **datasets;
-	size_t ndatasets;
-	enum gt_fmt fmt;
-	struct gt_source_opts src;
-	const char *input;
+	struct gt_common c;            /* input, -d, --dtype, sizes, --format, -q */
 };
 
 enum { OPT_CF = 256, OPT_BITS, OPT_LEVELS, OPT_EF, OPT_EWMA, OPT_ML, OPT_GAIN,
-       OPT_TOTAL, OPT_FORMAT, OPT_DTYPE, OPT_BLOCK, OPT_CHUNK };
+       OPT_TOTAL };
 
 static const struct argp_option options[] = {
 	{ "codec", 'c', "NAME[:K=V,...]", 0, "the codec and its fixed options (required)", 0 },
@@ -40,13 +37,7 @@ static const struct argp_option options[] = {
 	  "compress to the smallest CF, then that result to each larger CF (GraVAC IV-C)", 0 },
 	{ "gain", OPT_GAIN, "KIND", 0,
 	  "sq: sum ghat^2 / sum g_ef^2, the paper's (default); norm: sum of L2 norms, GraVAC's code", 0 },
-	{ "dataset", 'd', "PATTERN", 0, "only datasets matching PATTERN (repeatable)", 0 },
 	{ "total", OPT_TOTAL, NULL, 0, "print only the total rows, not one per tensor", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv or json", 0 },
-	{ "dtype", OPT_DTYPE, "DT", 0, "dtype of raw input: f32, f16, bf16 or f64", 0 },
-	{ "block-size", OPT_BLOCK, "N", 0, "values per block, as compress cuts them (default 1M)", 0 },
-	{ "chunk-size", OPT_CHUNK, "N", 0, "values per chunk, as compress cuts them (default 64K)", 0 },
-	{ "quiet", 'q', NULL, 0, "print no warnings", 0 },
 	{ 0 }
 };
 
@@ -64,6 +55,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct gain_opts *o = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT: gt_common_bind(state, &gain_argp, &o->c); break;
 	case 'c': o->codec = arg; break;
 	case OPT_CF: set_list(state, o, "cf", arg); break;
 	case OPT_BITS: set_list(state, o, "bits", arg); break;
@@ -79,18 +71,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid gain '%s': expected sq or norm", arg);
 		o->norm = !strcmp(arg, "norm");
 		break;
-	case 'd':
-		gt_argp_dataset(&o->datasets, &o->ndatasets, arg);
-		break;
 	case OPT_TOTAL: o->total_only = 1; break;
-	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 0); break;
-	case OPT_DTYPE: o->src.dtype = gt_argp_dtype(state, arg); break;
-	case OPT_BLOCK: o->block = gt_argp_block_size(state, arg); break;
-	case OPT_CHUNK: o->chunk = gt_argp_chunk_size(state, arg); break;
-	case 'q': gt_msg_set_quiet(1); break;
-	case ARGP_KEY_ARG: gt_argp_input(state, &o->input, arg); break;
 	case ARGP_KEY_END:
-		if (!o->input)
+		if (!o->c.input)
 			argp_usage(state);
 		if (!o->codec)
 			argp_error(state, "no codec: give -c NAME");
@@ -102,6 +85,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &gt_common_input_argp, 0, NULL, 0 },
+	{ &gt_common_dataset_argp, 0, NULL, 0 },
+	{ &gt_common_fmt_argp, 0, NULL, 0 },
+	{ &gt_common_dtype_argp, 0, NULL, 0 },
+	{ &gt_common_blocks_argp, 0, NULL, 0 },
+	{ &gt_common_quiet_argp, 0, NULL, 0 },
+	{ 0 }
+};
+
 const struct argp gain_argp = {
 	options, parse_opt, "FILE",
 	"Compression gain of a lossy codec at one or more settings: the gradients "
@@ -110,7 +103,7 @@ const struct argp gain_argp = {
 	"printed per tensor and in total, with the size ratio and the time to "
 	"compress.  --error-feedback carries each tensor's residual to its next "
 	"step; --multilevel measures GraVAC's multi-level compression.",
-	NULL, NULL, NULL
+	children, NULL, NULL
 };
 
 /* One tensor's state at one setting, carried across steps. */
@@ -142,6 +135,7 @@ struct setting {
 
 struct job {
 	const struct gain_opts *o;
+	struct gt_spec spec;          /* -c, parsed once */
 	const struct gt_codec *codec;
 	const char *base;             /* the codec's fixed options */
 	struct gt_steps st;
@@ -200,14 +194,14 @@ static int make_settings(struct job *j)
 
 static int open_coders(struct job *j)
 {
-	const size_t block = j->o->block ? j->o->block : GT_GTZ_BLOCK_DEFAULT;
-	const size_t chunk = j->o->chunk ? j->o->chunk : GT_GTZ_CHUNK_DEFAULT;
+	const size_t block = gt_chunk_block(j->o->c.block_values);
+	const size_t chunk = gt_chunk_values(NULL, block, j->o->c.chunk_values);
 
 	for (size_t k = 0; k < j->nset; k++) {
 		struct gt_diag d = { "" };
 
-		if (gt_gain_coder_init(&j->set[k].gc, j->codec, j->set[k].opts, block,
-				       chunk < block ? chunk : block, &d) < 0)
+		if (gt_gain_coder_init(&j->set[k].gc, j->codec, j->set[k].opts, block, chunk,
+				       &d) < 0)
 			return gt_error("%s", d.msg);
 		if (gt_codec_needs_aux(j->set[k].gc.ctx))
 			return gt_error("codec %s needs the optimizer context of each value; "
@@ -280,7 +274,7 @@ static int multilevel(struct job *j, size_t k, size_t i, size_t n, double t_min,
 		return gt_error("--multilevel: %s", d.msg);
 	if (j->o->ef) {
 		if (gt_gain_code(&s->gc, j->ef_min, n, i, j->dir, &cd) < 0)
-			return gt_error("%s: coding failed", j->o->input);
+			return gt_error("%s: coding failed", j->o->c.input);
 	} else {
 		memcpy(j->dir, j->hat, n * sizeof(float));
 		cd = r->cost;
@@ -303,7 +297,7 @@ static int code_tensor(struct job *j, size_t i, size_t n, struct result *r)
 		int rc;
 
 		if (!e)
-			return gt_error("%s: %s changes size between steps", j->o->input, name);
+			return gt_error("%s: %s changes size between steps", j->o->c.input, name);
 		memset(&r[k], 0, sizeof(r[k]));
 		r[k].ewma = r[k].ml_ms = r[k].direct_ms = NAN;
 		r[k].ml_equal = -1;
@@ -314,7 +308,7 @@ static int code_tensor(struct job *j, size_t i, size_t n, struct result *r)
 		}
 		rc = gt_gain_code(&s->gc, in, n, i, j->hat, &r[k].cost);
 		if (rc < 0)
-			return gt_error("%s: %s: %s", j->o->input, name, gt_strerror(rc));
+			return gt_error("%s: %s: %s", j->o->c.input, name, gt_strerror(rc));
 		gt_gain_add(&r[k].sums, j->g, in, j->hat, n);
 		if (j->o->ef)
 			for (size_t x = 0; x < n; x++)
@@ -465,15 +459,19 @@ static int setup(struct job *j, const struct gain_opts *o)
 {
 	struct gt_diag d = { "" };
 
-	if (gt_codec_spec_parse(o->codec, &j->codec, &j->base, &d) < 0) {
+	if (gt_spec_init(&j->spec, o->codec, 0, &d) < 0) {
 		gt_error("%s; see 'gtool compress --list-codecs'", d.msg);
 		return 2;
 	}
+	j->codec = j->spec.codec;
+	j->base = j->spec.opts;
 	if (make_settings(j) < 0)
 		return 2;
 	if (open_coders(j) < 0)
 		return 2;
-	return gt_steps_open(&j->st, o->input, &o->src, o->datasets, o->ndatasets);
+	if (gt_steps_open(&j->st, o->c.input, &o->c.src, o->c.datasets, o->c.ndatasets, &d) < 0)
+		return gt_error("%s", d.msg);
+	return 0;
 }
 
 static void job_release(struct job *j)
@@ -492,6 +490,7 @@ static void job_release(struct job *j)
 		free(s->value);
 	}
 	free(j->set);
+	gt_spec_release(&j->spec);
 	gt_steps_close(&j->st);
 	for (size_t k = 0; k < sizeof(bufs) / sizeof(bufs[0]); k++)
 		free(bufs[k]);
@@ -505,16 +504,16 @@ int cmd_gain(int argc, char **argv)
 	struct job j = { 0 };
 	int rc;
 
-	o.fmt = GT_FMT_TABLE;
+	o.c.fmt = GT_FMT_TABLE;
 	rc = gt_argp_parse(&gain_argp, argc, argv, &o);
 	if (rc) {
-		free(o.datasets);
+		gt_common_release(&o.c);
 		return rc;
 	}
 	j.o = &o;
 	rc = setup(&j, &o);
 	if (!rc) {
-		j.tb = gt_table_new(o.fmt);
+		j.tb = gt_table_new(o.c.fmt);
 		header(&j);
 		rc = run(&j) < 0;
 		if (!rc)
@@ -523,6 +522,6 @@ int cmd_gain(int argc, char **argv)
 		rc = 1;
 	}
 	job_release(&j);
-	free(o.datasets);
+	gt_common_release(&o.c);
 	return rc;
 }

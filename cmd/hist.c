@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "common_opts.h"
 #include "msg.h"
 #include "util.h"
 #include "../analysis/gt_hist.h"
@@ -24,15 +25,13 @@
 enum hist_by { BY_ALL, BY_STEP, BY_TENSOR };
 
 struct hist_opts {
-	char **datasets;
-	size_t n_datasets;
 	enum hist_by by;
-	enum gt_fmt fmt;
 	enum gt_dtype dtype;
 	const char *svg;
-	int log_y, force, quiet, verbose;
+	int log_y, force;
 	char **inputs;
 	size_t n_inputs;
+	struct gt_common c;      /* the shared options (common_opts.h) */
 };
 
 enum { OPT_FORMAT = 0x100, OPT_DTYPE, OPT_SVG, OPT_LOG, OPT_BY };
@@ -42,20 +41,17 @@ static const struct argp_option options[] = {
 	  "only datasets matching PATTERN (a path or a glob; repeatable)", 0 },
 	{ "by", OPT_BY, "WHAT", 0,
 	  "one series per step of a trace (step) or per tensor (tensor)", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv or json", 0 },
 	{ "svg", OPT_SVG, "FILE", 0, "write the chart to FILE as SVG instead", 0 },
 	{ "log", OPT_LOG, NULL, 0, "logarithmic y axis in the SVG chart", 0 },
 	{ "force", 'f', NULL, 0, "overwrite an existing SVG file", 0 },
 	{ "dtype", OPT_DTYPE, "DT",
 	  0, "dtype of raw input: f32, f16, bf16 or f64 (default: from the extension)", 0 },
-	{ "quiet", 'q', NULL, 0, "print no warnings", 0 },
-	{ "verbose", 'v', NULL, 0, "say which datasets are skipped and what was written", 0 },
 	{ 0 }
 };
 
 static void add_pattern(struct hist_opts *o, char *arg)
 {
-	gt_argp_dataset(&o->datasets, &o->n_datasets, arg);
+	gt_argp_dataset(&o->c.datasets, &o->c.ndatasets, arg);
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -63,6 +59,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct hist_opts *o = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT: gt_common_bind(state, &hist_argp, &o->c); break;
 	case 'd': add_pattern(o, arg); break;
 	case OPT_BY:
 		if (!strcmp(arg, "step"))
@@ -72,17 +69,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		else
 			argp_error(state, "invalid --by '%s': expected step or tensor", arg);
 		break;
-	case OPT_FORMAT:
-		o->fmt = gt_argp_fmt(state, arg, 0);
-		break;
 	case OPT_DTYPE:
 		o->dtype = gt_argp_dtype(state, arg);
 		break;
 	case OPT_SVG: o->svg = arg; break;
 	case OPT_LOG: o->log_y = 1; break;
 	case 'f': o->force = 1; break;
-	case 'q': o->quiet = 1; break;
-	case 'v': o->verbose = 1; break;
 	case ARGP_KEY_ARGS:
 		o->inputs = state->argv + state->next;
 		o->n_inputs = (size_t)(state->argc - state->next);
@@ -92,6 +84,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	}
 	return 0;
 }
+
+static const struct argp_child children[] = {
+	{ &gt_common_fmt_argp, 0, NULL, 0 },
+	{ &gt_common_quiet_argp, 0, NULL, 0 },
+	{ &gt_common_verbose_argp, 0, NULL, 0 },
+	{ 0 }
+};
 
 const struct argp hist_argp = {
 	options, parse_opt, "FILE...",
@@ -103,7 +102,7 @@ const struct argp hist_argp = {
 	"\vWithout --by, one histogram over every selected tensor.  With "
 	"--by step, one series per step of a trace, over the step's gradients "
 	"(or, with -d, over the selected datasets under the step's group).",
-	NULL, NULL, NULL
+	children, NULL, NULL
 };
 
 /* A series: a label and its accumulator. */
@@ -170,7 +169,7 @@ static const struct gt_trace_step *step_of(const struct hist_opts *o,
 	if (k < 0)
 		return NULL;
 	s = gt_trace_step(tr, (size_t)k);
-	if (!o->n_datasets) {
+	if (!o->c.ndatasets) {
 		for (size_t g = 0; g < s->n_grads; g++)
 			if (s->grads[g] == i)
 				return s;
@@ -195,8 +194,8 @@ static int hist_file(const struct hist_opts *o, const char *path, struct plan *p
 		goto out;
 	}
 	sel = xcalloc(gt_source_count(src) + 1, 1);
-	rc = gt_select_tensors(src, o->datasets, o->n_datasets,
-			       o->verbose ? GT_SKIP_NOTE : GT_SKIP_SILENT, sel);
+	rc = gt_select_tensors(src, o->c.datasets, o->c.ndatasets,
+			       o->c.verbose ? GT_SKIP_NOTE : GT_SKIP_SILENT, sel);
 	if (rc < 0)
 		goto out;
 	if (o->by == BY_STEP) {
@@ -247,8 +246,8 @@ static size_t bar_width(void)
 
 static int print_rows(const struct hist_opts *o, const struct plan *p)
 {
-	struct gt_table *tb = gt_table_new(o->fmt);
-	const int bars = o->fmt == GT_FMT_TABLE;
+	struct gt_table *tb = gt_table_new(o->c.fmt);
+	const int bars = o->c.fmt == GT_FMT_TABLE;
 	const size_t width = bar_width();
 	char *bar = xmalloc(width + 1);
 	int rc = 0;
@@ -326,7 +325,7 @@ static int write_svg(const struct hist_opts *o, const struct plan *p)
 	else
 		rc = gt_write_file(o->svg, o->force, svg, len, &d) < 0
 			? gt_error("%s", d.msg) : 0;
-	if (rc >= 0 && o->verbose)
+	if (rc >= 0 && o->c.verbose)
 		fprintf(stderr, "%s: wrote %s (%zu series)\n", gt_msg_prefix(), o->svg, p->n);
 	free(svg);
 	free(title);
@@ -340,7 +339,7 @@ static int run_hist(const struct hist_opts *o)
 	void *buf = xmalloc(BLOCK * 8);
 	int rc = 0;
 
-	gt_msg_set_quiet(o->quiet);
+	gt_msg_set_quiet(o->c.quiet);
 	for (size_t f = 0; f < o->n_inputs && rc >= 0; f++)
 		rc = hist_file(o, o->inputs[f], &p, buf);
 	if (rc >= 0 && !p.n)
@@ -361,10 +360,10 @@ int cmd_hist(int argc, char **argv)
 	struct hist_opts o = { 0 };
 	int rc;
 
-	o.fmt = GT_FMT_TABLE;
+	o.c.fmt = GT_FMT_TABLE;
 	rc = gt_argp_parse(&hist_argp, argc, argv, &o);
 	if (!rc)
 		rc = run_hist(&o) < 0;
-	free(o.datasets);
+	gt_common_release(&o.c);
 	return rc;
 }

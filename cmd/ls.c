@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "common_opts.h"
 #include "msg.h"
 #include "util.h"
 #include "../formats/gt_gtz.h"
@@ -16,17 +17,16 @@
 #include "../lib/banned.h"
 
 struct ls_opts {
-	enum gt_fmt fmt;
 	enum gt_dtype dtype;
 	int steps_only, records;
 	char **inputs;
 	size_t n_inputs;
+	struct gt_common c;      /* the shared options (common_opts.h) */
 };
 
 enum { OPT_FORMAT = 0x100, OPT_DTYPE, OPT_STEPS, OPT_RECORDS };
 
 static const struct argp_option options[] = {
-	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv or json", 0 },
 	{ "steps", OPT_STEPS, NULL, 0,
 	  "list only the steps of a trace, with optimizer and hyper-parameters", 0 },
 	{ "records", OPT_RECORDS, NULL, 0,
@@ -41,9 +41,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct ls_opts *o = state->input;
 
 	switch (key) {
-	case OPT_FORMAT:
-		o->fmt = gt_argp_fmt(state, arg, 0);
-		break;
+	case ARGP_KEY_INIT: gt_common_bind(state, &ls_argp, &o->c); break;
 	case OPT_DTYPE:
 		o->dtype = gt_argp_dtype(state, arg);
 		break;
@@ -59,6 +57,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &gt_common_fmt_argp, 0, NULL, 0 },
+	{ 0 }
+};
+
 const struct argp ls_argp = {
 	options, parse_opt, "FILE...",
 	"List the datasets of each FILE (HDF5, .npy, raw or .gtz; \"-\" reads "
@@ -67,7 +70,7 @@ const struct argp ls_argp = {
 	"steps with their optimizer and hyper-parameters."
 	"\vThe table format prints the datasets, then the steps; the machine "
 	"formats print the datasets, or with --steps the steps.",
-	NULL, NULL, NULL
+	children, NULL, NULL
 };
 
 static void shape_str(const struct gt_tensor_info *t, char *buf, size_t len)
@@ -323,7 +326,7 @@ static int run_records(const struct ls_opts *o)
 {
 	static const char *const cols[] = { "file", "offset", "record", "bytes",
 		"payload_offset", "payload_bytes", "name", "block" };
-	struct gt_table *tb = gt_table_new(o->fmt);
+	struct gt_table *tb = gt_table_new(o->c.fmt);
 	int rc = 0;
 
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
@@ -339,7 +342,7 @@ static int run_records(const struct ls_opts *o)
 static int run_ls(const struct ls_opts *o)
 {
 	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype };
-	struct gt_table *files = gt_table_new(o->fmt), *steps = gt_table_new(o->fmt);
+	struct gt_table *files = gt_table_new(o->c.fmt), *steps = gt_table_new(o->c.fmt);
 	struct gt_source **src = xcalloc(o->n_inputs, sizeof(*src));
 	struct gt_diag d = { "" };
 	size_t nsteps = 0;
@@ -368,7 +371,7 @@ static int run_ls(const struct ls_opts *o)
 			gt_table_print(steps, stdout);
 		} else {
 			gt_table_print(files, stdout);
-			if (o->fmt == GT_FMT_TABLE && nsteps) {
+			if (o->c.fmt == GT_FMT_TABLE && nsteps) {
 				fputc('\n', stdout);
 				gt_table_print(steps, stdout);
 			}
@@ -387,7 +390,7 @@ int cmd_ls(int argc, char **argv)
 	struct ls_opts o = { 0 };
 	int rc;
 
-	o.fmt = GT_FMT_TABLE;
+	o.c.fmt = GT_FMT_TABLE;
 	rc = gt_argp_parse(&ls_argp, argc, argv, &o);
 	if (!rc)
 		rc = (o.records ? run_records(&o) : run_ls(&o)) < 0;

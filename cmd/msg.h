@@ -2,6 +2,10 @@
 #ifndef GT_MSG_H
 #define GT_MSG_H
 
+#include <stddef.h>
+
+#include "../engine/gt_notify.h"
+
 /* Set once by main, and by each subcommand: "gtool stats". */
 void gt_msg_set_prefix(const char *prefix);
 const char *gt_msg_prefix(void);
@@ -15,6 +19,9 @@ int gt_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int gt_error_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void gt_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* Hands the engine's warnings to gt_warn and its notes to stderr. */
+extern const struct gt_notify gt_msg_notify;
 
 /* xmalloc family: print and exit(1) on out-of-memory (cmd/ only). */
 void *xmalloc(size_t n);

@@ -6,9 +6,10 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "common_opts.h"
 #include "msg.h"
-#include "netopt.h"
 #include "util.h"
+#include "../engine/gt_netmodel.h"
 #include "../analysis/gt_sim.h"
 #include "../lib/banned.h"
 
@@ -27,7 +28,7 @@ struct simulate_opts {
 	const char *blocks_from;
 	long nblocks;      /* --blocks: merge a trace's tensors into this many */
 	int per_worker;
-	enum gt_fmt fmt;
+	struct gt_common common; /* --format (common_opts.h) */
 };
 
 enum { OPT_SCHEME = 0x100, OPT_WORKERS, OPT_BANDWIDTH, OPT_ITER_TIME, OPT_TIMING,
@@ -55,7 +56,6 @@ static const struct argp_option options[] = {
 	{ "fp-fraction", OPT_FP_FRACTION, "F", 0, "share of a round spent in the forward "
 	  "pass (default 0.365, Table 1)", 0 },
 	{ "per-worker", OPT_PER_WORKER, NULL, 0, "a row per scheme and worker", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv or json", 0 },
 	{ 0 }
 };
 
@@ -110,6 +110,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	uint64_t u;
 
 	switch (key) {
+	case ARGP_KEY_INIT: gt_common_bind(state, &simulate_argp, &o->common); break;
 	case OPT_SCHEME: parse_schemes(state, o, arg); break;
 	case OPT_WORKERS:
 		if (gt_parse_int(arg, 2, GT_SIM_MAX_WORKERS, &v) < 0)
@@ -152,7 +153,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid blocks '%s': expected 1-%d", arg, GT_SIM_MAX_BLOCKS);
 		break;
 	case OPT_PER_WORKER: o->per_worker = 1; break;
-	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 0); break;
 	case ARGP_KEY_ARG: argp_error(state, "unexpected argument '%s'", arg); break;
 	case ARGP_KEY_END:
 		if (o->nblocks && !o->blocks_from)
@@ -162,6 +162,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	}
 	return 0;
 }
+
+static const struct argp_child children[] = {
+	{ &gt_common_fmt_argp, 0, NULL, 0 },
+	{ 0 }
+};
 
 const struct argp simulate_argp = {
 	options, parse_opt, NULL,
@@ -176,7 +181,7 @@ const struct argp simulate_argp = {
 	"parameters) unless --blocks-from names a trace; then block sizes are "
 	"its gradient tensors' and compute time is shared by size.  The same "
 	"--seed gives the same numbers.  See gtool-simulate(1) for the model.",
-	NULL, NULL, NULL
+	children, NULL, NULL
 };
 
 /* Empty tensors make no block. */
@@ -199,12 +204,13 @@ static int trace_blocks(const char *path, long want, struct gt_sim_block **ret, 
 {
 	struct gt_model_tensor *t;
 	struct gt_sim_block *b;
+	struct gt_diag d = { "" };
 	size_t n, nb, g = 0;
 	double total = 0, acc = 0;
 	uint64_t cur = 0;
 
-	if (gt_model_tensors(path, &t, &n) < 0)
-		return -1;
+	if (gt_model_tensors(path, &t, &n, &d) < 0)
+		return gt_error("%s", d.msg);
 	drop_empty(t, &n);
 	nb = want && (size_t)want < n ? (size_t)want : n;
 	if (n > GT_SIM_MAX_BLOCKS && !want) {
@@ -288,7 +294,7 @@ static int run_simulate(struct simulate_opts *o)
 {
 	struct gt_sim_block *own = NULL;
 	struct gt_sim_worker *w = xcalloc(o->c.workers, sizeof(*w));
-	struct gt_table *tab = gt_table_new(o->fmt);
+	struct gt_table *tab = gt_table_new(o->common.fmt);
 	int rc = 0;
 
 	if (o->blocks_from) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "common_opts.h"
 #include "msg.h"
 #include "util.h"
 #include "../analysis/gt_stats.h"
@@ -15,27 +16,19 @@
 #define BLOCK ((size_t)1 << 20)
 
 struct stats_opts {
-	char **datasets;
-	size_t n_datasets;
 	int total_only;
-	enum gt_fmt fmt;
 	enum gt_dtype dtype;
-	int quiet, verbose;
 	char **inputs;
 	size_t n_inputs;
+	struct gt_common c;      /* the shared options (common_opts.h) */
 };
 
 enum { OPT_FORMAT = 0x100, OPT_TOTAL, OPT_DTYPE };
 
 static const struct argp_option options[] = {
-	{ "dataset", 'd', "PATTERN", 0,
-	  "only datasets matching PATTERN (a path or a glob; repeatable)", 0 },
 	{ "total", OPT_TOTAL, NULL, 0, "print only the total row", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv or json", 0 },
 	{ "dtype", OPT_DTYPE, "DT", 0,
 	  "dtype of raw input: f32, f16, bf16 or f64 (default: from the extension)", 0 },
-	{ "quiet", 'q', NULL, 0, "print no warnings", 0 },
-	{ "verbose", 'v', NULL, 0, "say which datasets are skipped", 0 },
 	{ 0 }
 };
 
@@ -44,18 +37,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct stats_opts *o = state->input;
 
 	switch (key) {
-	case 'd':
-		gt_argp_dataset(&o->datasets, &o->n_datasets, arg);
-		break;
+	case ARGP_KEY_INIT: gt_common_bind(state, &stats_argp, &o->c); break;
 	case OPT_TOTAL: o->total_only = 1; break;
-	case OPT_FORMAT:
-		o->fmt = gt_argp_fmt(state, arg, 0);
-		break;
 	case OPT_DTYPE:
 		o->dtype = gt_argp_dtype(state, arg);
 		break;
-	case 'q': o->quiet = 1; break;
-	case 'v': o->verbose = 1; break;
 	case ARGP_KEY_ARGS:
 		o->inputs = state->argv + state->next;
 		o->n_inputs = (size_t)(state->argc - state->next);
@@ -66,6 +52,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+static const struct argp_child children[] = {
+	{ &gt_common_dataset_argp, 0, NULL, 0 },
+	{ &gt_common_fmt_argp, 0, NULL, 0 },
+	{ &gt_common_quiet_argp, 0, NULL, 0 },
+	{ &gt_common_verbose_argp, 0, NULL, 0 },
+	{ 0 }
+};
+
 const struct argp stats_argp = {
 	options, parse_opt, "FILE...",
 	"Print statistics of the floating-point tensors of each FILE (HDF5, "
@@ -75,7 +69,7 @@ const struct argp stats_argp = {
 	"codec: distinct exponents, entropy H, the share of the 15 most "
 	"frequent exponents (OB-1), the sign share and 1 + mantissa bits + H."
 	"\vOne row per tensor, then a total row over all of them.",
-	NULL, NULL, NULL
+	children, NULL, NULL
 };
 
 static int add_block(void *arg, const void *data, size_t n)
@@ -158,8 +152,8 @@ static int stats_file(const struct stats_opts *o, const char *path,
 		goto out;
 	}
 	sel = xcalloc(gt_source_count(src) + 1, 1);
-	rc = gt_select_tensors(src, o->datasets, o->n_datasets,
-			       o->verbose ? GT_SKIP_NOTE : GT_SKIP_SILENT, sel);
+	rc = gt_select_tensors(src, o->c.datasets, o->c.ndatasets,
+			       o->c.verbose ? GT_SKIP_NOTE : GT_SKIP_SILENT, sel);
 	if (rc < 0)
 		goto out;
 	for (size_t i = 0; i < gt_source_count(src); i++) {
@@ -186,12 +180,12 @@ out:
 
 static int run_stats(const struct stats_opts *o)
 {
-	struct gt_table *tb = gt_table_new(o->fmt);
+	struct gt_table *tb = gt_table_new(o->c.fmt);
 	struct gt_stats *total = xmalloc(sizeof(*total));
 	void *buf = xmalloc(BLOCK * 8);
 	int have_total = 0, rc = 0;
 
-	gt_msg_set_quiet(o->quiet);
+	gt_msg_set_quiet(o->c.quiet);
 	table_header(tb);
 	for (size_t f = 0; f < o->n_inputs && rc >= 0; f++)
 		rc = stats_file(o, o->inputs[f], tb, total, &have_total, buf);
@@ -215,10 +209,10 @@ int cmd_stats(int argc, char **argv)
 	struct stats_opts o = { 0 };
 	int rc;
 
-	o.fmt = GT_FMT_TABLE;
+	o.c.fmt = GT_FMT_TABLE;
 	rc = gt_argp_parse(&stats_argp, argc, argv, &o);
 	if (!rc)
 		rc = run_stats(&o) < 0;
-	free(o.datasets);
+	gt_common_release(&o.c);
 	return rc;
 }

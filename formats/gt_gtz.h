@@ -4,15 +4,16 @@
 
 #include <stdio.h>
 
+#include "../lib/gt_chunk.h"
 #include "../lib/gt_codec.h"
 #include "gt_source.h"
 
 #define GT_GTZ_VERSION_MAJOR 1
 #define GT_GTZ_VERSION_MINOR 1
-#define GT_GTZ_BLOCK_DEFAULT (1u << 20) /* values per block */
-#define GT_GTZ_CHUNK_DEFAULT (1u << 16) /* values per chunk */
+#define GT_GTZ_BLOCK_DEFAULT GT_BLOCK_DEFAULT /* values per block (lib/gt_chunk.h) */
+#define GT_GTZ_CHUNK_DEFAULT GT_CHUNK_DEFAULT /* values per chunk */
 #define GT_GTZ_BLOCK_MAX (1u << 24) /* 128 MiB of f64: the most a reader allocates */
-#define GT_GTZ_CHUNK_MIN 64u
+#define GT_GTZ_CHUNK_MIN GT_CHUNK_MIN
 
 /* What the writer needs to know about one tensor's coding. */
 struct gt_gtz_coding {

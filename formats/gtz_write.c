@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "../lib/gt_chunk.h"
 #include "../lib/gt_pool.h"
 #include "atomic.h"
 #include "gtz_impl.h"
@@ -357,8 +358,8 @@ static int alloc_slots(struct gt_gtz_writer *w)
 int gt_gtz_begin(struct gt_gtz_writer *w, const struct gt_tensor_info *t,
 		 const struct gt_gtz_coding *c, struct gt_diag *d)
 {
-	const uint32_t bv = c->block_values ? c->block_values : GT_GTZ_BLOCK_DEFAULT;
-	uint32_t cv = c->chunk_values ? c->chunk_values : GT_GTZ_CHUNK_DEFAULT;
+	const uint32_t bv = (uint32_t)gt_chunk_block(c->block_values);
+	uint32_t cv;
 	struct gt_buf b = { 0 };
 	char opts[512];
 	int rc;
@@ -368,9 +369,7 @@ int gt_gtz_begin(struct gt_gtz_writer *w, const struct gt_tensor_info *t,
 	GT_TRY(gtz_check_name("dataset", t->name, d));
 	if (bv > GT_GTZ_BLOCK_MAX || bv < GT_GTZ_CHUNK_MIN)
 		return gt_diag_set(d, GT_ERR(INVAL), "block size %u out of range", bv);
-	cv = cv > bv ? bv : cv < GT_GTZ_CHUNK_MIN ? GT_GTZ_CHUNK_MIN : cv;
-	if (gt_codec_flags(c->codec) & GT_CODEC_WHOLE_BLOCK)
-		cv = bv;
+	cv = (uint32_t)gt_chunk_values(c->codec, bv, c->chunk_values);
 	w->open = 1; /* release_tensor() cleans up from here on */
 	rc = gtz_coder_init(&w->k, c->codec, &c->params, bv, cv, w->threads, d);
 	w->lossless = !!(gt_codec_flags(c->codec) & GT_CODEC_LOSSLESS);

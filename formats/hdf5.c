@@ -573,7 +573,9 @@ static int h5_read_object(struct gt_source *s, size_t i, struct gt_blob *b,
 static herr_t find_lock(unsigned n, const H5E_error2_t *e, void *op)
 {
 	(void)n;
-	if (e->min_num == H5E_CANTLOCKFILE || (e->desc && strstr(e->desc, "lock")))
+	/* not a bare "lock": "unable to read superblock" has one */
+	if (e->min_num == H5E_CANTLOCKFILE ||
+	    (e->desc && (strstr(e->desc, "lock the file") || strstr(e->desc, "lock file"))))
 		*(int *)op = 1;
 	return 0;
 }

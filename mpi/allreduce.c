@@ -11,9 +11,10 @@
 #include "load.h"
 #include "ring.h"
 #include "../analysis/gt_metric.h"
-#include "../cmd/allreduce.h"
-#include "../cmd/msg.h"
-#include "../cmd/util.h"
+#include "mpimsg.h"
+#include "../engine/gt_allreduce.h"
+#include "../engine/gt_spec.h"
+#include "../engine/gt_table.h"
 #include "../lib/gt_codec.h"
 #include "../lib/gt_optim.h"
 #include "../lib/banned.h"
@@ -42,7 +43,7 @@ struct row {
 };
 
 struct job {
-	const struct allreduce_opts *o;
+	const struct gt_allreduce_opts *o;
 	int rank, size;
 	struct rank_grad rg;
 	struct row *rows;
@@ -91,12 +92,12 @@ static int agree(const struct job *j, int ok, const char *what)
 
 static int load(struct job *j)
 {
-	const struct allreduce_opts *o = j->o;
+	const struct gt_allreduce_opts *o = j->o;
 	char path[PATH_MAX];
 	const char *p = o->input;
 
 	if (o->per_rank) {
-		if (allreduce_rank_path(o->per_rank, j->rank, path, sizeof(path)) < 0)
+		if (gt_allreduce_rank_path(o->per_rank, j->rank, path, sizeof(path)) < 0)
 			return gt_error("--per-rank %s: bad pattern", o->per_rank);
 		p = path;
 	}
@@ -133,19 +134,24 @@ static int check_sizes(struct job *j)
 static int setup_row(struct job *j, struct row *r, const char *spec)
 {
 	struct gt_codec_params p = { GT_DT_F32, "", NULL, 0, NULL };
-	const struct gt_codec *c;
+	struct gt_spec s = { 0 };
 	struct gt_diag d = { "" };
+	int rc = 0;
 
 	r->label = spec;
 	if (strcmp(spec, "none")) {
-		if (gt_codec_spec_parse(spec, &c, &p.opts, &d) < 0)
+		if (gt_spec_init(&s, spec, 0, &d) < 0)
 			return gt_error("%s", d.msg);
+		p.opts = s.opts;
 		p.optim = j->rg.param ? &j->rg.optim : NULL;
-		if (gt_codec_new(c, &p, &r->codec.enc, &d) < 0 ||
-		    gt_codec_new(c, &p, &r->codec.dec, &d) < 0)
-			return gt_error("codec %s: %s", spec, d.msg);
-		r->codec.aux = gt_codec_needs_aux(r->codec.enc);
-		r->codec.lossless = !!(gt_codec_flags(c) & GT_CODEC_LOSSLESS);
+		if (gt_codec_new(s.codec, &p, &r->codec.enc, &d) < 0 ||
+		    gt_codec_new(s.codec, &p, &r->codec.dec, &d) < 0)
+			rc = gt_error("codec %s: %s", spec, d.msg);
+		r->codec.aux = s.needs_optim;
+		r->codec.lossless = s.lossless;
+		gt_spec_release(&s);
+		if (rc < 0)
+			return rc;
 		if (r->codec.aux && !j->rg.param)
 			return gt_error("codec %s needs the optimizer context: a trace with the "
 					"parameter (and state) of every gradient", spec);
@@ -167,13 +173,13 @@ static void alloc_row(struct row *r, long repeat)
 /* none first (the normalization), the codecs, MPI_Allreduce last. */
 static int setup_rows(struct job *j)
 {
-	const struct allreduce_opts *o = j->o;
+	const struct gt_allreduce_opts *o = j->o;
 
-	j->rows = xcalloc(o->n_codecs + 2, sizeof(*j->rows));
+	j->rows = xcalloc(o->codecs.n + 2, sizeof(*j->rows));
 	GT_TRY(setup_row(j, &j->rows[j->nrows++], "none"));
-	for (size_t i = 0; i < o->n_codecs; i++)
-		if (strcmp(o->codecs[i], "none"))
-			GT_TRY(setup_row(j, &j->rows[j->nrows++], o->codecs[i]));
+	for (size_t i = 0; i < o->codecs.n; i++)
+		if (strcmp(o->codecs.v[i], "none"))
+			GT_TRY(setup_row(j, &j->rows[j->nrows++], o->codecs.v[i]));
 	j->rows[j->nrows].label = MPI_LABEL;
 	j->rows[j->nrows++].is_mpi = 1;
 	for (size_t i = 0; i < j->nrows; i++)
@@ -410,7 +416,7 @@ static void row_out(const struct job *j, struct gt_table *t, struct row *r,
 /* The line above a table for people: what was reduced, over what link. */
 static void note(const struct job *j)
 {
-	const struct allreduce_opts *o = j->o;
+	const struct gt_allreduce_opts *o = j->o;
 	char bytes[32];
 
 	printf("%d ranks x %zu values (%s) per rank", j->size, j->rg.n,
@@ -494,14 +500,14 @@ static int run(struct job *j)
 int main(int argc, char **argv)
 {
 	static char prefix[64], name[] = "gtool allreduce";
-	struct allreduce_opts o = { 0 };
+	struct gt_allreduce_opts o = { 0 };
 	struct job j = { 0 };
 	int rc;
 
 	argv[0] = name;
 	argp_err_exit_status = 2;
 	gt_msg_set_prefix("gtool allreduce");
-	if (argp_parse(&allreduce_argp, argc, argv, 0, NULL, &o))
+	if (argp_parse(&gt_allreduce_argp, argc, argv, 0, NULL, &o))
 		return 2;
 	if (!o.repeat)
 		o.repeat = 5;
@@ -521,7 +527,7 @@ int main(int argc, char **argv)
 	j.o = &o;
 	rc = run(&j);
 	release(&j);
-	allreduce_opts_release(&o);
+	gt_allreduce_release(&o);
 	if (fflush(stdout) || ferror(stdout)) {
 		gt_error("write error on standard output");
 		rc = 1;

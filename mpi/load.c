@@ -3,9 +3,9 @@
 #include <string.h>
 
 #include "load.h"
-#include "../cmd/msg.h"
-#include "../cmd/optctx.h"
-#include "../cmd/util.h"
+#include "mpimsg.h"
+#include "../engine/gt_optctx.h"
+#include "../engine/gt_tensor.h"
 #include "../formats/gt_source.h"
 #include "../formats/gt_trace.h"
 #include "../lib/banned.h"
@@ -32,12 +32,14 @@ static int read_grad(struct rank_grad *rg, struct gt_source *src, size_t i, void
 {
 	const struct gt_tensor_info *t = gt_source_info(src, i);
 	struct sink s = { NULL, t->dtype, rg->n };
+	struct gt_diag d = { "" };
 
 	if (t->count == GT_COUNT_UNKNOWN || t->count > (SIZE_MAX / 4 - rg->n) / 8)
 		return gt_error("%s: %s: size unknown or too large", gt_source_path(src), t->name);
 	rg->g = xrealloc(rg->g, (rg->n + (size_t)t->count) * sizeof(float));
 	s.dst = rg->g;
-	GT_TRY(gt_read_tensor(src, i, buf, GT_READ_VALUES, append, &s));
+	if (gt_tensor_stream(src, i, buf, GT_TENSOR_READ_VALUES, append, &s, &d) < 0)
+		return gt_error("%s", d.msg);
 	if (s.at - rg->n != t->count)
 		return gt_error("%s: %s: short read", gt_source_path(src), t->name);
 	rg->n = s.at;
@@ -89,6 +91,7 @@ static int load_step(struct rank_grad *rg, struct gt_source *src, struct gt_optc
 {
 	static const struct gt_optflags none;
 	const char *path = gt_source_path(src);
+	struct gt_diag d = { "" };
 	size_t total = 0;
 
 	rg->step = st->step;
@@ -99,10 +102,12 @@ static int load_step(struct rank_grad *rg, struct gt_source *src, struct gt_optc
 		const size_t at = rg->n;
 
 		GT_TRY(read_grad(rg, src, st->grads[k], buf));
-		GT_TRY(gt_optctx_resolve(c, &none, src, path, st->grads[k]));
+		if (gt_optctx_resolve(c, &none, src, path, st->grads[k], &d) < 0)
+			return gt_error("%s", d.msg);
 		if (!k)
 			rg->optim = c->optim;
-		GT_TRY(gt_optctx_read(c, 0, rg->n - at, &aux));
+		if (gt_optctx_read(c, 0, rg->n - at, &aux, &d) < 0)
+			return gt_error("%s", d.msg);
 		GT_TRY(add_ctx(rg, &aux, at, rg->n - at, total, path));
 	}
 	if (!rg->n)
@@ -128,8 +133,11 @@ static size_t largest(struct gt_source *src)
 static int load_all(struct rank_grad *rg, struct gt_source *src, void *buf)
 {
 	unsigned char *sel = xcalloc(gt_source_count(src) + 1, 1);
-	int rc = gt_select_tensors(src, NULL, 0, GT_SKIP_SILENT, sel);
+	struct gt_diag d = { "" };
+	int rc = gt_tensor_select(src, NULL, 0, GT_SKIP_SILENT, NULL, sel, &d);
 
+	if (rc < 0)
+		gt_error("%s", d.msg);
 	for (size_t i = 0; rc >= 0 && i < gt_source_count(src); i++)
 		if (sel[i])
 			rc = read_grad(rg, src, i, buf);
@@ -145,7 +153,7 @@ int rank_grad_load(struct rank_grad *rg, const char *path, long step, size_t ski
 	struct gt_source *src = NULL;
 	struct gt_optctx c;
 	struct gt_diag d = { "" };
-	void *buf = xmalloc(GT_READ_VALUES * 8);
+	void *buf = xmalloc(GT_TENSOR_READ_VALUES * 8);
 	int rc;
 
 	memset(rg, 0, sizeof(*rg));
@@ -155,7 +163,9 @@ int rank_grad_load(struct rank_grad *rg, const char *path, long step, size_t ski
 	if (rc < 0) {
 		rc = gt_error("%s: %s", path, *d.msg ? d.msg : gt_strerror(rc));
 	} else {
-		rc = gt_optctx_open(&c, &none, src, path, largest(src));
+		rc = gt_optctx_open(&c, &none, src, path, largest(src), &d);
+		if (rc < 0)
+			gt_error("%s", d.msg);
 		if (rc >= 0 && c.trace) {
 			size_t si = 0;
 

@@ -18,7 +18,7 @@ fi
 long=$(awk 'FNR == 1 { start = 0 }
 	/^\{/ { start = FNR }
 	/^\}/ && start { if (FNR - start - 1 > 60) print FILENAME ":" start ": " FNR - start - 1 " lines"; start = 0 }' \
-	$(git ls-files 'lib/*.[ch]' 'formats/*.[ch]' 'analysis/*.[ch]' 'api/*.[ch]' 'cmd/*.[ch]' 'mpi/*.[ch]' '*.cu'))
+	$(git ls-files 'lib/*.[ch]' 'formats/*.[ch]' 'analysis/*.[ch]' 'engine/*.[ch]' 'api/*.[ch]' 'cmd/*.[ch]' 'mpi/*.[ch]' '*.cu'))
 if [ -n "$long" ]; then
 	echo "lint: functions over 60 lines:"
 	echo "$long"
@@ -27,7 +27,7 @@ fi
 
 # files of the program 1500 lines at most (STYLE.md)
 # shellcheck disable=SC2046
-big=$(wc -l $(git ls-files 'lib/*.[ch]' 'formats/*.[ch]' 'analysis/*.[ch]' 'api/*.[ch]' 'cmd/*.[ch]' 'mpi/*.[ch]') |
+big=$(wc -l $(git ls-files 'lib/*.[ch]' 'formats/*.[ch]' 'analysis/*.[ch]' 'engine/*.[ch]' 'api/*.[ch]' 'cmd/*.[ch]' 'mpi/*.[ch]') |
 	awk '$2 != "total" && $1 > 1500 { print $2 ": " $1 " lines" }')
 if [ -n "$big" ]; then
 	echo "lint: files over 1500 lines:"
@@ -35,17 +35,22 @@ if [ -n "$big" ]; then
 	rc=1
 fi
 
-# dependencies point one way (STYLE.md): cmd -> {analysis, formats} -> lib;
-# formats and analysis never include each other; cmd only public headers;
-# api/ (libgtool's public API) sits on top of the library layers, below
-# nothing, and never uses cmd/; the examples use only the installed gtool.h
-layer=$( (git grep -n -E '#include "[^"]*(formats|analysis|api|cmd)/' -- 'lib/*' || true
-	git grep -n -E '#include "[^"]*(analysis|api|cmd)/' -- 'formats/*' || true
-	git grep -n -E '#include "[^"]*(formats|api|cmd)/' -- 'analysis/*' || true
-	git grep -n -E '#include "[^"]*cmd/' -- 'api/*' || true
+# dependencies point one way (docs/ARCHITECTURE.md):
+# {cmd, mpi} -> engine -> {analysis, formats} -> lib; formats and analysis
+# never include each other; engine never includes a front end or api/;
+# cmd and mpi never include each other; cmd and engine only public headers
+# of lib.  api/ (libgtool's public API) sits on top of the library layers
+# and never uses cmd/ or mpi/; the examples use only the installed gtool.h
+layer=$( (git grep -n -E '#include "[^"]*(formats|analysis|engine|api|cmd|mpi)/' -- 'lib/*' || true
+	git grep -n -E '#include "[^"]*(analysis|engine|api|cmd|mpi)/' -- 'formats/*' || true
+	git grep -n -E '#include "[^"]*(formats|engine|api|cmd|mpi)/' -- 'analysis/*' || true
+	git grep -n -E '#include "[^"]*(api|cmd|mpi)/' -- 'engine/*' || true
+	git grep -n -E '#include "[^"]*(cmd|mpi)/' -- 'api/*' || true
+	git grep -n -E '#include "[^"]*mpi/' -- 'cmd/*' || true
+	git grep -n -E '#include "[^"]*cmd/' -- 'mpi/*' || true
 	git grep -n -E '#include "' -- 'examples/*.c' || true
 	git grep -n -E '#include [<"]' -- api/gtool.h | grep -v -E '<std(def|int)\.h>' || true
-	git grep -n -E '#include "\.\./[^"]*(_impl|_simd)\.h"' -- 'cmd/*' || true) )
+	git grep -n -E '#include "\.\./[^"]*(_impl|_simd)\.h"' -- 'cmd/*' 'engine/*' || true) )
 if [ -n "$layer" ]; then
 	echo "lint: includes against the layers:"
 	echo "$layer"

@@ -171,3 +171,9 @@ load helpers
 	run -2 --separate-stderr gtool stats
 	[[ ${stderr_lines[0]} == "Usage: gtool stats [OPTION...] FILE..." ]]
 }
+
+@test "stats: a .h5 file with no HDF5 superblock is not an HDF5 file (not a locked one)" {
+	printf 'not hdf5 at all\n' > bad.h5
+	run -1 --separate-stderr gtool stats bad.h5
+	[ "$stderr" = "gtool stats: bad.h5: not an HDF5 file" ]
+}

@@ -1,4 +1,4 @@
-/* allreduce.h - the options of `gtool allreduce`, shared with build/gtool-mpi */
+/* gt_allreduce.h - the options of `gtool allreduce`, shared with build/gtool-mpi */
 #ifndef GT_ALLREDUCE_H
 #define GT_ALLREDUCE_H
 
@@ -6,7 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "gt_spec.h"
+#include "gt_table.h"
 
 /* The codec list when -c is not given (codec none is always run). */
 #define GT_ALLREDUCE_CODECS "zstd:level=1,zlib:level=1,huffexp,gcomp"
@@ -19,9 +20,8 @@
  * executable gtool-mpi with the same arguments, which parses them again
  * into the same struct.
  */
-struct allreduce_opts {
-	char **codecs;      /* -c: one spec per entry ("zstd:level=1"), split */
-	size_t n_codecs;
+struct gt_allreduce_opts {
+	struct gt_speclist codecs; /* -c: one spec per entry ("zstd:level=1"), split */
 	long step;          /* --step: the trace's step number; 0: the first */
 	const char *per_rank; /* --per-rank PATTERN: "%d" is the rank */
 	double rate;        /* --rate in bits/s; 0: loopback, not paced */
@@ -35,17 +35,19 @@ struct allreduce_opts {
 	const char *input;  /* the trace (or array) every rank reads */
 };
 
-extern const struct argp allreduce_argp;
+/* The argp parser both front ends run: bad values are usage errors, every
+ * codec spec is checked with gt_spec_init. */
+extern const struct argp gt_allreduce_argp;
 
 
 /*
- * allreduce_rank_path - @pattern with its one "%d" (or "%0Nd") replaced
+ * gt_allreduce_rank_path - @pattern with its one "%d" (or "%0Nd") replaced
  * by @rank into @buf; "%%" is a percent sign.  Returns 0, -1 when the
  * pattern has no or more than one conversion or @cap is short.
  */
-int allreduce_rank_path(const char *pattern, int rank, char *buf, size_t cap);
+int gt_allreduce_rank_path(const char *pattern, int rank, char *buf, size_t cap);
 
 /* Free what parsing allocated. */
-void allreduce_opts_release(struct allreduce_opts *o);
+void gt_allreduce_release(struct gt_allreduce_opts *o);
 
 #endif

@@ -1,4 +1,6 @@
-/* allreduce_opts.c - the options of `gtool allreduce`, parsed by gtool and by gtool-mpi */
+/* allreduce_opts.c - the options of `gtool allreduce`, parsed by gtool (for
+ * --help and usage errors without MPI) and again by gtool-mpi: the one
+ * argp table the two front ends share, so it lives below both */
 #include <argp.h>
 #include <errno.h>
 #include <limits.h>
@@ -7,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "allreduce.h"
-#include "msg.h"
-#include "util.h"
+#include "gt_allreduce.h"
+#include "gt_parse.h"
+#include "gt_spec.h"
 #include "../lib/gt_codec.h"
 #include "../lib/banned.h"
 
@@ -39,24 +41,34 @@ static const struct argp_option options[] = {
 };
 
 /* Every spec names a codec whose options are valid; "none" is the ring's. */
-static void check_codecs(struct argp_state *state, const struct allreduce_opts *o)
+static void check_codecs(struct argp_state *state, const struct gt_allreduce_opts *o)
 {
-	for (size_t i = 0; i < o->n_codecs; i++) {
-		const struct gt_codec *c;
-		const char *opts = "";
-		struct gt_codec_params p = { GT_DT_F32, NULL, NULL, 0, NULL };
-		struct gt_codec_ctx *ctx = NULL;
+	for (size_t i = 0; i < o->codecs.n; i++) {
+		struct gt_spec s;
 		struct gt_diag d = { "" };
 
-		if (!strcmp(o->codecs[i], "none"))
+		if (!strcmp(o->codecs.v[i], "none"))
 			continue;
-		if (gt_codec_spec_parse(o->codecs[i], &c, &opts, &d) < 0)
+		if (gt_spec_init(&s, o->codecs.v[i], 0, &d) < 0)
 			argp_error(state, "%s; see 'gtool compress --list-codecs'", d.msg);
-		p.opts = opts;
-		if (gt_codec_new(c, &p, &ctx, &d) < 0)
-			argp_error(state, "%s; see 'gtool compress --list-codecs'", d.msg);
-		gt_codec_free(ctx);
+		gt_spec_release(&s);
 	}
+}
+
+static void add_codecs(struct argp_state *state, struct gt_allreduce_opts *o, const char *list)
+{
+	if (gt_speclist_add(&o->codecs, list) < 0)
+		argp_failure(state, 1, ENOMEM, "-c");
+}
+
+static enum gt_fmt parse_fmt(struct argp_state *state, const char *arg)
+{
+	enum gt_fmt fmt = GT_FMT_TABLE;
+
+	if (gt_fmt_parse(arg, &fmt) < 0)
+		argp_error(state, "invalid format '%s': expected table, csv, tsv, markdown or json",
+			   arg);
+	return fmt;
 }
 
 /* The length of a "%d" or "%0Nd" conversion at @p, or 0. */
@@ -70,7 +82,7 @@ static size_t conversion(const char *p)
 	return p[k] == 'd' ? k + 1 : 0;
 }
 
-int allreduce_rank_path(const char *pattern, int rank, char *buf, size_t cap)
+int gt_allreduce_rank_path(const char *pattern, int rank, char *buf, size_t cap)
 {
 	size_t out = 0, nconv = 0;
 
@@ -102,18 +114,18 @@ int allreduce_rank_path(const char *pattern, int rank, char *buf, size_t cap)
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
-	struct allreduce_opts *o = state->input;
+	struct gt_allreduce_opts *o = state->input;
 	char probe[PATH_MAX];
 
 	switch (key) {
-	case 'c': gt_spec_split(&o->codecs, &o->n_codecs, arg); break;
+	case 'c': add_codecs(state, o, arg); break;
 	case 'q': o->quiet = 1; break;
 	case OPT_STEP:
 		if (gt_parse_int(arg, 0, 1L << 40, &o->step) < 0)
 			argp_error(state, "invalid step '%s': expected 0 or more", arg);
 		break;
 	case OPT_PER_RANK:
-		if (allreduce_rank_path(arg, 0, probe, sizeof(probe)) < 0)
+		if (gt_allreduce_rank_path(arg, 0, probe, sizeof(probe)) < 0)
 			argp_error(state, "invalid pattern '%s': expected one %%d (or %%03d) "
 				   "for the rank", arg);
 		o->per_rank = arg;
@@ -136,7 +148,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (gt_parse_int(arg, 1, 4096, &o->tile) < 0)
 			argp_error(state, "invalid tile count '%s': expected 1-4096", arg);
 		break;
-	case OPT_FORMAT: o->fmt = gt_argp_fmt(state, arg, 1); break;
+	case OPT_FORMAT: o->fmt = parse_fmt(state, arg); break;
 	case OPT_DUMP: o->dump = arg; break;
 	case ARGP_KEY_ARG:
 		if (o->input || o->per_rank)
@@ -146,8 +158,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!o->input && !o->per_rank)
 			argp_error(state, "expected a trace, or --per-rank PATTERN");
-		if (!o->n_codecs)
-			gt_spec_split(&o->codecs, &o->n_codecs, GT_ALLREDUCE_CODECS);
+		if (!o->codecs.n)
+			add_codecs(state, o, GT_ALLREDUCE_CODECS);
 		check_codecs(state, o);
 		break;
 	default: return ARGP_ERR_UNKNOWN;
@@ -155,7 +167,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-const struct argp allreduce_argp = {
+const struct argp gt_allreduce_argp = {
 	options, parse_opt, "[TRACE]",
 	"Run a ring allreduce (reduce-scatter, then allgather) over the MPI "
 	"ranks, with each partition cut into chunks that are compressed, sent, "
@@ -171,11 +183,7 @@ const struct argp allreduce_argp = {
 	NULL, NULL, NULL
 };
 
-void allreduce_opts_release(struct allreduce_opts *o)
+void gt_allreduce_release(struct gt_allreduce_opts *o)
 {
-	for (size_t i = 0; i < o->n_codecs; i++)
-		free(o->codecs[i]);
-	free(o->codecs);
-	o->codecs = NULL;
-	o->n_codecs = 0;
+	gt_speclist_release(&o->codecs);
 }

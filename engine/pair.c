@@ -4,13 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "msg.h"
-#include "pair.h"
-#include "util.h"
+#include "gt_pair.h"
+#include "gt_tensor.h"
 #include "../lib/banned.h"
 
 /* Values per read: both files are streamed side by side, never loaded. */
-#define BLOCK GT_READ_VALUES
+#define BLOCK GT_TENSOR_READ_VALUES
 /* Values per optimizer step in the update (eight float arrays of this size). */
 #define UBLOCK ((size_t)1 << 18)
 
@@ -21,7 +20,7 @@ static int single_array(const struct gt_source *s)
 	return gt_source_count(s) == 1 && (k == GT_KIND_RAW || k == GT_KIND_NPY);
 }
 
-int gt_pair_match(const struct gt_pair *p, size_t i, size_t *j)
+int gt_pair_match(const struct gt_pair *p, size_t i, size_t *j, struct gt_diag *d)
 {
 	const struct gt_source *a = p->a, *b = p->b;
 	const struct gt_tensor_info *ta = gt_source_info(a, i), *tb;
@@ -31,31 +30,33 @@ int gt_pair_match(const struct gt_pair *p, size_t i, size_t *j)
 		*j = 0;
 	} else if (gt_source_find(b, ta->name, j) < 0) {
 		if (!p->missing_ok)
-			return gt_error("%s: dataset %s not found", p->b_name, ta->name);
+			return gt_diag_set(d, GT_ERR(NOTFOUND), "%s: dataset %s not found",
+					   p->b_name, ta->name);
 		if (p->verbose)
-			fprintf(stderr, "%s: %s: skipping %s (not in B)\n",
-				gt_msg_prefix(), p->b_name, ta->name);
+			gt_notify_send(p->nt, GT_NOTE_INFO, "%s: skipping %s (not in B)",
+				       p->b_name, ta->name);
 		return 0;
 	}
 	tb = gt_source_info(b, *j);
 	if (tb->dtype == GT_DT_NONE)
-		return gt_error("%s: dataset %s is %s, not floating point", p->b_name,
-				tb->name, tb->type_desc);
+		return gt_diag_set(d, GT_ERR(INVAL), "%s: dataset %s is %s, not floating point",
+				   p->b_name, tb->name, tb->type_desc);
 	if (ta->count != GT_COUNT_UNKNOWN && tb->count != GT_COUNT_UNKNOWN &&
 	    ta->count != tb->count)
-		return gt_error("%s: %s: %llu values in A, %llu in B", p->b_name, ta->name,
-				(unsigned long long)ta->count,
-				(unsigned long long)tb->count);
+		return gt_diag_set(d, GT_ERR(INVAL), "%s: %s: %llu values in A, %llu in B",
+				   p->b_name, ta->name, (unsigned long long)ta->count,
+				   (unsigned long long)tb->count);
 	return 1;
 }
 
 static int read_block(struct gt_source *s, size_t i, uint64_t first, size_t n,
-		      void *buf, size_t *got)
+		      void *buf, size_t *got, struct gt_diag *d)
 {
-	struct gt_diag d = { "" };
+	struct gt_diag rd = { "" };
+	const int rc = gt_source_read(s, i, first, n, buf, got, &rd);
 
-	if (gt_source_read(s, i, first, n, buf, got, &d) < 0)
-		return gt_error("%s: %s", gt_source_path(s), d.msg);
+	if (rc < 0)
+		return gt_diag_set(d, rc, "%s: %s", gt_source_path(s), rd.msg);
 	return 0;
 }
 
@@ -67,7 +68,7 @@ struct bufs {
 
 /* Stream tensor @i of A and @j of B side by side into @m. */
 static int accumulate(const struct gt_pair *p, size_t i, size_t j,
-		      struct gt_metric *m, const struct bufs *buf)
+		      struct gt_metric *m, const struct bufs *buf, struct gt_diag *d)
 {
 	const enum gt_dtype da = gt_source_info(p->a, i)->dtype;
 	const enum gt_dtype db = gt_source_info(p->b, j)->dtype;
@@ -78,10 +79,10 @@ static int accumulate(const struct gt_pair *p, size_t i, size_t j,
 	while (!end_a || !end_b) {
 		size_t na = 0, nb = 0;
 
-		if (!end_a && read_block(p->a, i, ta, BLOCK, buf->a, &na) < 0)
-			return -1;
-		if (!end_b && read_block(p->b, j, tb, BLOCK, buf->b, &nb) < 0)
-			return -1;
+		if (!end_a)
+			GT_TRY(read_block(p->a, i, ta, BLOCK, buf->a, &na, d));
+		if (!end_b)
+			GT_TRY(read_block(p->b, j, tb, BLOCK, buf->b, &nb, d));
 		end_a |= !na;
 		end_b |= !nb;
 		differ |= na != nb;
@@ -91,19 +92,19 @@ static int accumulate(const struct gt_pair *p, size_t i, size_t j,
 		tb += nb;
 	}
 	if (differ) /* a pipe whose length was not known in advance */
-		return gt_error("%s: %s: %llu values in A, %llu in B", p->b_name,
-				gt_source_info(p->a, i)->name, (unsigned long long)ta,
-				(unsigned long long)tb);
+		return gt_diag_set(d, GT_ERR(INVAL), "%s: %s: %llu values in A, %llu in B",
+				   p->b_name, gt_source_info(p->a, i)->name,
+				   (unsigned long long)ta, (unsigned long long)tb);
 	return 0;
 }
 
 int gt_pair_metrics(const struct gt_pair *p,
 		    void (*row)(void *arg, const char *name, const struct gt_metric *m),
-		    void *arg, struct gt_metric *total)
+		    void *arg, struct gt_metric *total, struct gt_diag *d)
 {
 	struct gt_metric m;
-	const struct bufs buf = { xmalloc(BLOCK * 8), xmalloc(BLOCK * 8) };
-	int rc = 0;
+	const struct bufs buf = { malloc(BLOCK * 8), malloc(BLOCK * 8) };
+	int rc = buf.a && buf.b ? 0 : gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
 
 	gt_metric_init(total);
 	for (size_t i = 0; i < gt_source_count(p->a) && rc >= 0; i++) {
@@ -111,10 +112,10 @@ int gt_pair_metrics(const struct gt_pair *p,
 
 		if (!p->sel[i])
 			continue;
-		rc = gt_pair_match(p, i, &j);
+		rc = gt_pair_match(p, i, &j, d);
 		if (rc <= 0)
 			continue;
-		rc = accumulate(p, i, j, &m, &buf);
+		rc = accumulate(p, i, j, &m, &buf, d);
 		if (rc < 0)
 			break;
 		if (row)
@@ -123,7 +124,7 @@ int gt_pair_metrics(const struct gt_pair *p,
 	}
 	free(buf.a);
 	free(buf.b);
-	return rc < 0 ? -1 : 0;
+	return rc < 0 ? rc : 0;
 }
 
 /* ---- update fidelity -------------------------------------------------- */
@@ -143,7 +144,8 @@ struct ubufs {
 
 /* Apply the step of @st with g and with ĝ over @n values, block by block. */
 static int run_steps(const struct gt_trace_step *st, const struct step_io *io,
-		     uint64_t n, const struct ubufs *u, struct gt_fidelity *f)
+		     uint64_t n, const struct ubufs *u, struct gt_fidelity *f,
+		     struct gt_diag *d)
 {
 	gt_fidelity_init(f);
 	for (uint64_t first = 0; first < n; first += UBLOCK) {
@@ -158,14 +160,13 @@ static int run_steps(const struct gt_trace_step *st, const struct step_io *io,
 		int rc;
 
 		for (int r = 0; r < IO_N; r++)
-			if (io->idx[r] >= 0 &&
-			    gt_read_f32(io->src[r], (size_t)io->idx[r], first, len,
-					u->v[r], u->scratch) < 0)
-				return -1;
+			if (io->idx[r] >= 0)
+				GT_TRY(gt_tensor_read_f32(io->src[r], (size_t)io->idx[r], first, len,
+							  u->v[r], u->scratch, d));
 		rc = gt_fidelity_block(f, &st->optim, len, &fio);
 		if (rc < 0)
-			return gt_error("%s: step %s: %s", gt_source_path(io->src[IO_G]),
-					st->group, gt_strerror(rc));
+			return gt_diag_set(d, rc, "%s: step %s: %s", gt_source_path(io->src[IO_G]),
+					   st->group, gt_strerror(rc));
 	}
 	return 0;
 }
@@ -173,30 +174,32 @@ static int run_steps(const struct gt_trace_step *st, const struct step_io *io,
 /* A's tensor @role (@buf: state buffer) of gradient @name, checked for size. */
 static int find_role(const struct gt_pair *p, const struct gt_trace *tr,
 		     size_t k, enum gt_role role, const char *buf, const char *name,
-		     uint64_t n, int required, long *idx)
+		     uint64_t n, int required, long *idx, struct gt_diag *d)
 {
-	struct gt_diag d = { "" };
+	struct gt_diag rd = { "" };
 	const struct gt_tensor_info *t;
 	size_t i;
+	int rc;
 
 	*idx = -1;
-	if (gt_trace_find(tr, k, role, buf, name, &i, &d) < 0)
-		return required ? gt_error("%s: %s", p->a_name, d.msg) : 0;
+	rc = gt_trace_find(tr, k, role, buf, name, &i, &rd);
+	if (rc < 0)
+		return required ? gt_diag_set(d, rc, "%s: %s", p->a_name, rd.msg) : 0;
 	t = gt_source_info(p->a, i);
 	if (t->dtype == GT_DT_NONE)
-		return gt_error("%s: dataset %s is %s, not floating point", p->a_name,
-				t->name, t->type_desc);
+		return gt_diag_set(d, GT_ERR(INVAL), "%s: dataset %s is %s, not floating point",
+				   p->a_name, t->name, t->type_desc);
 	if (t->count != n)
-		return gt_error("%s: %s: %llu values, the gradient has %llu", p->a_name,
-				t->name, (unsigned long long)t->count,
-				(unsigned long long)n);
+		return gt_diag_set(d, GT_ERR(INVAL), "%s: %s: %llu values, the gradient has %llu",
+				   p->a_name, t->name, (unsigned long long)t->count,
+				   (unsigned long long)n);
 	*idx = (long)i;
 	return 0;
 }
 
 /* Everything the step of gradient @gi (of step @k) reads; 0 = skipped. */
 static int step_inputs(const struct gt_pair *p, const struct gt_trace *tr,
-		       size_t k, size_t gi, struct step_io *io)
+		       size_t k, size_t gi, struct step_io *io, struct gt_diag *d)
 {
 	const struct gt_trace_step *st = gt_trace_step(tr, k);
 	const struct gt_tensor_info *g = gt_source_info(p->a, gi);
@@ -209,21 +212,19 @@ static int step_inputs(const struct gt_pair *p, const struct gt_trace *tr,
 		io->idx[r] = -1;
 	}
 	io->idx[IO_G] = (long)gi;
-	rc = gt_pair_match(p, gi, &j);
+	rc = gt_pair_match(p, gi, &j, d);
 	if (rc <= 0)
 		return rc;
 	io->idx[IO_GHAT] = (long)j;
-	if (find_role(p, tr, k, GT_ROLE_PARAM, NULL, name, g->count, 1,
-		      &io->idx[IO_PARAM]) < 0 ||
-	    find_role(p, tr, k, GT_ROLE_PARAM_NEXT, NULL, name, g->count, 0,
-		      &io->idx[IO_NEXT]) < 0)
-		return -1;
+	GT_TRY(find_role(p, tr, k, GT_ROLE_PARAM, NULL, name, g->count, 1,
+			 &io->idx[IO_PARAM], d));
+	GT_TRY(find_role(p, tr, k, GT_ROLE_PARAM_NEXT, NULL, name, g->count, 0,
+			 &io->idx[IO_NEXT], d));
 	/* a missing buffer is PyTorch's state before its first step */
 	for (int s = 0; s < gt_optim_nstates(st->optim.kind); s++)
-		if (find_role(p, tr, k, GT_ROLE_STATE,
-			      gt_optim_state_name(st->optim.kind, s), name,
-			      g->count, 0, &io->idx[IO_S0 + s]) < 0)
-			return -1;
+		GT_TRY(find_role(p, tr, k, GT_ROLE_STATE,
+				 gt_optim_state_name(st->optim.kind, s), name,
+				 g->count, 0, &io->idx[IO_S0 + s], d));
 	return 1;
 }
 
@@ -246,13 +247,16 @@ static int any_next(const struct gt_trace *tr, const struct gt_pair *p)
 	return 0;
 }
 
-static void ubufs_init(struct ubufs *u)
+static int ubufs_init(struct ubufs *u)
 {
+	int ok = 1;
+
 	for (int r = 0; r < IO_N; r++)
-		u->v[r] = xmalloc(UBLOCK * sizeof(float));
-	u->out_g = xmalloc(UBLOCK * sizeof(float));
-	u->out_ghat = xmalloc(UBLOCK * sizeof(float));
-	u->scratch = xmalloc(UBLOCK * 8);
+		ok &= (u->v[r] = malloc(UBLOCK * sizeof(float))) != NULL;
+	u->out_g = malloc(UBLOCK * sizeof(float));
+	u->out_ghat = malloc(UBLOCK * sizeof(float));
+	u->scratch = malloc(UBLOCK * 8);
+	return ok && u->out_g && u->out_ghat && u->scratch ? 0 : GT_ERR(NOMEM);
 }
 
 static void ubufs_release(struct ubufs *u)
@@ -273,15 +277,17 @@ struct walk {
 	int with_next;
 	struct gt_fidelity *total;
 	const char *optim;
+	struct gt_diag *d;
 };
 
 /* A step's attributes are checked at its first selected gradient. */
 static int check_step(struct walk *w, const struct gt_trace_step *st, const char *name)
 {
-	struct gt_diag d = { "" };
+	struct gt_diag rd = { "" };
+	const int rc = gt_trace_check(st, &st->optim, &rd);
 
-	if (gt_trace_check(st, &st->optim, &d) < 0)
-		return gt_error("%s: %s", w->p->a_name, d.msg);
+	if (rc < 0)
+		return gt_diag_set(w->d, rc, "%s: %s", w->p->a_name, rd.msg);
 	if (w->optim && strcmp(w->optim, name))
 		w->optim = ""; /* the total of several optimizers */
 	else if (!w->optim)
@@ -305,15 +311,14 @@ static int update_step(struct walk *w, size_t k)
 
 		if (!w->p->sel[gi])
 			continue;
-		if (!checked++ && check_step(w, st, name) < 0)
-			return -1;
-		rc = step_inputs(w->p, w->tr, k, gi, &io);
+		if (!checked++)
+			GT_TRY(check_step(w, st, name));
+		rc = step_inputs(w->p, w->tr, k, gi, &io, w->d);
 		if (rc < 0)
-			return -1;
+			return rc;
 		if (!rc)
 			continue; /* not in B, missing_ok */
-		if (run_steps(st, &io, gt_source_info(w->p->a, gi)->count, w->u, &f) < 0)
-			return -1;
+		GT_TRY(run_steps(st, &io, gt_source_info(w->p->a, gi)->count, w->u, &f, w->d));
 		if (w->row) {
 			const struct gt_pair_urow r = {
 				gt_source_info(w->p->a, gi)->name, st, name, &f
@@ -328,29 +333,35 @@ static int update_step(struct walk *w, size_t k)
 
 int gt_pair_update(const struct gt_pair *p,
 		   void (*row)(void *arg, const struct gt_pair_urow *r, int with_next),
-		   void *arg, struct gt_fidelity *total, const char **optim_ret)
+		   void *arg, struct gt_fidelity *total, const char **optim_ret,
+		   struct gt_diag *d)
 {
 	struct gt_trace *tr = NULL;
-	struct gt_diag d = { "" };
-	struct ubufs u;
-	struct walk w = { p, NULL, &u, row, arg, 0, total, NULL };
+	struct gt_diag rd = { "" };
+	struct ubufs u = { { NULL }, NULL, NULL, NULL };
+	struct walk w = { p, NULL, &u, row, arg, 0, total, NULL, d };
 	int rc = 0;
 
 	gt_fidelity_init(total);
 	*optim_ret = "";
 	if (gt_source_kind(p->a) != GT_KIND_HDF5)
-		return gt_error("%s: --update needs a trace with optimizer attributes", p->a_name);
-	if (gt_trace_open(p->a, &tr, &d) < 0)
-		return gt_error("%s: %s", p->a_name, d.msg);
+		return gt_diag_set(d, GT_ERR(INVAL), "%s: --update needs a trace with optimizer "
+				   "attributes", p->a_name);
+	rc = gt_trace_open(p->a, &tr, &rd);
+	if (rc < 0)
+		return gt_diag_set(d, rc, "%s: %s", p->a_name, rd.msg);
 	if (!gt_trace_nsteps(tr)) {
 		gt_trace_free(tr);
-		return gt_error("%s: --update needs a trace with optimizer attributes", p->a_name);
+		return gt_diag_set(d, GT_ERR(INVAL), "%s: --update needs a trace with optimizer "
+				   "attributes", p->a_name);
 	}
 	w.tr = tr;
 	w.with_next = any_next(tr, p);
 	if (row)
 		row(arg, NULL, w.with_next);
-	ubufs_init(&u);
+	rc = ubufs_init(&u);
+	if (rc < 0)
+		gt_diag_set(d, rc, "out of memory");
 	for (size_t k = 0; k < gt_trace_nsteps(tr) && rc >= 0; k++)
 		rc = update_step(&w, k);
 	*optim_ret = w.optim ? w.optim : "";

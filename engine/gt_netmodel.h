@@ -1,10 +1,11 @@
-/* netopt.h - link speeds and lists of them for the network-model commands */
-#ifndef GT_NETOPT_H
-#define GT_NETOPT_H
+/* gt_netmodel.h - what the network models take: codec speeds, a model's
+ * gradient tensors, link speeds and lists of them */
+#ifndef GT_NETMODEL_H
+#define GT_NETMODEL_H
 
 #include <stddef.h>
 
-/* gt_parse_rate() is in util.h. */
+/* gt_parse_rate() is in gt_parse.h. */
 
 /* The same rate as people write it: "2.5G", "100M", "1.2T", "950". */
 const char *gt_rate_name(double bps, char *buf, size_t len);
@@ -23,6 +24,7 @@ int gt_parse_count_list(const char *s, long min, long max, long *v, size_t cap,
 
 #include "../analysis/gt_breakeven.h"
 #include "../formats/gt_benchjson.h"
+#include "../lib/gt_error.h"
 
 /* A codec measured both ways by `gtool bench` at one thread count. */
 struct gt_codec_pair {
@@ -33,24 +35,25 @@ struct gt_codec_pair {
 /*
  * gt_bench_pairs - read @path (gtool bench --format json) into @rows_ret
  * and pair each compress row with the decompress row of the same spec and
- * thread count, in the order of the compress rows.  Errors are printed
- * ("FILE: what") and return -1: an unreadable file, a row with no
- * partner, a spec measured twice, no rows.  Caller frees both arrays.
+ * thread count, in the order of the compress rows.  Errors come back with
+ * @d ("FILE: what"): an unreadable file, a row with no partner, a spec
+ * measured twice, no rows.  Caller frees both arrays.
  */
 int gt_bench_pairs(const char *path, struct gt_bench_row **rows_ret,
-		   struct gt_codec_pair **pairs_ret, size_t *n_ret);
+		   struct gt_codec_pair **pairs_ret, size_t *n_ret, struct gt_diag *d);
 
 /*
- * gt_bench_measure - measure the codecs now: `gtool bench --format json -T 1
- * --repeat @repeat [-c @codecs] @input`, run by this very program into a
- * temporary file, read back as gt_bench_pairs() reads a --from file, so
- * that "measured now" and "measured before" take one path.  Errors are
- * printed; returns 0 or -1.
+ * gt_bench_measure - measure the codecs now, in this process, as `gtool
+ * bench -q -T 1 --repeat @repeat [-c @codecs] @input` would (the engine's
+ * gt_measure_run), and pair the rows as gt_bench_pairs() pairs those of a
+ * --from file, so that "measured now" and "measured before" are checked
+ * alike.  Returns 0 or a negative error with @d (a bad spec is its
+ * gt_spec_init error).
  */
 #define GT_MEASURE_CODECS "huffexp,gcomp,zstd:level=1,zstd:level=3,zlib:level=1,zlib:level=6"
 int gt_bench_measure(const char *input, const char *codecs, unsigned repeat,
 		     struct gt_bench_row **rows_ret, struct gt_codec_pair **pairs_ret,
-		     size_t *n_ret);
+		     size_t *n_ret, struct gt_diag *d);
 
 /* A gradient tensor of a model, as the network models see it. */
 struct gt_model_tensor {
@@ -62,8 +65,9 @@ struct gt_model_tensor {
 /*
  * gt_model_tensors - the gradients of the first step of the trace @path
  * (in the file's order), or every float tensor when @path is not a trace.
- * Errors are printed ("FILE: what") and return -1: unreadable, no float
- * tensor, a count unknown (a pipe).  Free with gt_model_tensors_free().
+ * Errors come back with @d ("FILE: what"): unreadable, no float tensor, a
+ * count unknown (a pipe).  Free with gt_model_tensors_free().
  */
-int gt_model_tensors(const char *path, struct gt_model_tensor **t_ret, size_t *n_ret);
+int gt_model_tensors(const char *path, struct gt_model_tensor **t_ret, size_t *n_ret,
+		     struct gt_diag *d);
 void gt_model_tensors_free(struct gt_model_tensor *t, size_t n);

@@ -1,4 +1,4 @@
-/* steps.h - the gradients of a file, step by step, read whole as f32 */
+/* gt_steps.h - the gradients of a file, step by step, read whole as f32 */
 #ifndef GT_STEPS_H
 #define GT_STEPS_H
 
@@ -6,6 +6,7 @@
 
 #include "../formats/gt_source.h"
 #include "../formats/gt_trace.h"
+#include "../lib/gt_error.h"
 
 /* A step's selected gradients (a file without steps is one step, "-"). */
 struct gt_step {
@@ -26,10 +27,11 @@ struct gt_steps {
 /*
  * gt_steps_open - open @path and list, step by step, the gradients the -d
  * @patterns select (every float tensor of a file without steps).  Tensors
- * are read whole: a pipe is refused.  Prints errors; returns 0 or -1.
+ * are read whole: a pipe is refused.  @return 0 or a negative error with
+ * @d; close @s with gt_steps_close either way.
  */
 int gt_steps_open(struct gt_steps *s, const char *path, const struct gt_source_opts *o,
-		  char *const *patterns, size_t npatterns);
+		  char *const *patterns, size_t npatterns, struct gt_diag *d);
 void gt_steps_close(struct gt_steps *s);
 
 /* The parameter name of tensor @i (its dataset name without a trace). */

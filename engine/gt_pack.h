@@ -1,0 +1,62 @@
+/* gt_pack.h - compress a source (HDF5, .npy, raw) into a .gtz file */
+#ifndef GT_PACK_H
+#define GT_PACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gt_notify.h"
+#include "gt_optctx.h"
+#include "gt_spec.h"
+#include "gt_tensor.h"
+#include "../formats/gt_source.h"
+
+/* What a front end hears while a file is packed (every callback may be NULL). */
+struct gt_pack_events {
+	void (*start)(void *arg, uint64_t total_bytes);  /* before the first tensor */
+	void (*bytes)(void *arg, uint64_t n);            /* n more bytes read */
+	void (*tensor)(void *arg, const char *name, uint64_t values, const char *codec);
+	void *arg;
+};
+
+/* The options of one compression: what `gtool compress` takes. */
+struct gt_pack_opts {
+	const char *input;               /* path, or "-" */
+	const char *output;              /* path, or "-" (the caller picks the default) */
+	const struct gt_spec *spec;      /* codec, options, static table */
+	char *const *datasets;           /* -d patterns */
+	size_t ndatasets;
+	long table_refresh;              /* rebuild the table every N steps (0: never) */
+	unsigned threads;                /* >= 1 */
+	uint64_t block_values, chunk_values; /* 0: the container's defaults */
+	struct gt_source_opts src;
+	struct gt_optflags of;
+	int force, grads_only;
+	int lossy_metadata;              /* what the input holds that cannot be kept
+					  * (gt_source_lost) is a warning to @nt, not
+					  * an error */
+	const struct gt_notify *nt;      /* warnings */
+	struct gt_pack_events ev;
+};
+
+struct gt_pack_result {
+	uint64_t in_bytes;   /* of the tensors read */
+	uint64_t out_bytes;  /* of the .gtz file */
+	size_t ntensors;
+};
+
+/*
+ * gt_pack_file - compress o->input into the .gtz file o->output: select
+ * the tensors (-d may name any dataset: a non-float one is kept whole),
+ * keep the groups, attributes, links and other datasets, code each tensor as
+ * gt_optctx_coding plans it (with its optimizer context for gcomp),
+ * refresh the Huffman table every o->table_refresh steps, and commit the
+ * file atomically.  @r (may be NULL) gets the sizes.  The work of one
+ * tensor starts in pack.c:pack_tensor.
+ * @return 0 or a negative error with @d ("FILE: what"); on error no
+ *	output file is left behind.  When the input holds several things
+ *	that cannot be kept, all but the last go to @nt as GT_NOTE_ERROR.
+ */
+int gt_pack_file(const struct gt_pack_opts *o, struct gt_pack_result *r, struct gt_diag *d);
+
+#endif

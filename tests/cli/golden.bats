@@ -1,0 +1,45 @@
+#!/usr/bin/env bats
+# golden.bats - `gtool compress -T1` still writes the bytes it wrote when
+# tests/golden/compress.sha256 was recorded: every sample x every codec,
+# gcomp's modes and huffexp --table-refresh (gen-compress.sh makes the list)
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+@test "golden: compress -T1 digests of every sample and codec are unchanged" {
+	local sum sample bad=0 n=0 got
+	local -a args
+	while read -r sum sample rest; do
+		read -r -a args <<< "$rest"
+		rm -f x.gtz
+		run gtool compress -q -T1 "${args[@]}" -o x.gtz "$SAMPLES/$sample"
+		if [ "$status" -ne 0 ]; then
+			echo "exit $status: $sample ${args[*]}: $output"
+			bad=$((bad + 1))
+			continue
+		fi
+		got=$(sha256sum < x.gtz)
+		got=${got%% *}
+		if [ "$got" != "$sum" ]; then
+			echo "digest differs: $sample ${args[*]}"
+			bad=$((bad + 1))
+		fi
+		n=$((n + 1))
+	done < "$ROOT/tests/golden/compress.sha256"
+	echo "$n digests checked, $bad differ"
+	[ "$n" -gt 150 ]
+	[ "$bad" -eq 0 ]
+}
+
+@test "golden: the list covers every codec and gcomp mode" {
+	local c
+	run -0 gtool compress --list-codecs
+	for c in $(sed -n 's/^\([a-z0-9]*\) *id .*/\1/p' <<< "$output"); do
+		grep -q " -c $c\$" "$ROOT/tests/golden/compress.sha256" || { echo "no $c"; return 1; }
+	done
+	for c in margin=1 mode=exact mode=single-quant mode=multi-quant mode=zero-prune; do
+		grep -q " -c gcomp:$c\$" "$ROOT/tests/golden/compress.sha256" || { echo "no $c"; return 1; }
+	done
+	grep -q -- "--table-refresh=2\$" "$ROOT/tests/golden/compress.sha256"
+}

@@ -83,6 +83,9 @@ static void enc_task(void *arg, size_t t, unsigned worker)
 			a.param = in->aux.param + o;
 			a.state[0] = in->aux.state[0] ? in->aux.state[0] + o : NULL;
 			a.state[1] = in->aux.state[1] ? in->aux.state[1] + o : NULL;
+			a.param64 = in->aux.param64 ? in->aux.param64 + o : NULL;
+			a.state64[0] = in->aux.state64[0] ? in->aux.state64[0] + o : NULL;
+			a.state64[1] = in->aux.state64[1] ? in->aux.state64[1] + o : NULL;
 			ap = &a;
 		}
 		gt_codec_seek(ctx, k->in, k->first + first);

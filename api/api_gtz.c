@@ -377,7 +377,7 @@ GTOOL_API int gtool_writer_begin(struct gtool_writer *w, const char *name, const
 GTOOL_API int gtool_writer_write(struct gtool_writer *w, const void *src, size_t src_len)
 {
 	const struct gtool_optctx *o;
-	struct gt_codec_aux a;
+	struct gt_codec_aux a = { .param = NULL }; /* float32 context: no 64-bit arrays */
 	struct gt_diag d = { "" };
 	size_t n, size;
 	int rc;

@@ -1,4 +1,4 @@
-/* compress.c - `gtool compress`: tensors of any input into a .gtz file */
+/* compress.c - `gtool compress`: tensors of any input into a .gtz file, or an HDF5 file with gtool's filter */
 #include <argp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +33,7 @@ static const struct argp_option options[] = {
 	{ "level", 'l', "N", 0, "level for zstd (1-22) and zlib (1-9), as codec option level=N", 0 },
 	{ "table", OPT_TABLE, "FILE", 0, "static Huffman table from 'gtool huffman build' (huffexp)", 0 },
 	{ "table-refresh", OPT_REFRESH, "N", 0, "on a trace: rebuild the table every N steps from the steps before", 0 },
-	{ "output", 'o', "FILE", 0, "output file (default: INPUT.gtz; stdout for '-')", 0 },
+	{ "output", 'o', "FILE", 0, "output file (default: INPUT.gtz; stdout for '-'); .h5/.hdf5: HDF5 with gtool's filter", 0 },
 	{ "force", 'f', NULL, 0, "overwrite an existing output file", 0 },
 	{ "threads", 'T', "N", 0, "worker threads (default: all cores); the output does not depend on it", 0 },
 	{ "format", OPT_FORMAT, "KIND", 0, "input format: hdf5, npy, raw (default: from the file)", 0 },
@@ -108,7 +108,12 @@ const struct argp compress_argp = {
 	"object times). What cannot be kept exactly is an error unless "
 	"--lossy-metadata is given.  With a lossy codec only the gradients of a trace "
 	"are coded with it (gcomp with the optimizer and state of their step), "
-	"and every other tensor losslessly with huffexp.",
+	"and every other tensor losslessly with huffexp.  With -o FILE.h5 (or "
+	".hdf5) the output is HDF5 instead: the same tree, each float dataset "
+	"chunked (at most 1Mi values, whole rows) and coded by gtool's HDF5 "
+	"filter with the codec, readable by any HDF5 program with the plugin "
+	"(gtool-h5filter(5)); a codec, option or gcomp mode the filter does not "
+	"offer is refused up front.",
 	children, NULL, NULL
 };
 
@@ -213,14 +218,17 @@ static int run_compress(struct compress_opts *o)
 		rc = gt_error("refusing to write compressed data to a terminal; use -o FILE or a pipe");
 	else if (o->table_path && gt_spec_load_table(&spec, o->table_path, &d) < 0)
 		rc = gt_error("%s", d.msg);
-	else if (gt_pack_file(&po, &r, &d) < 0)
+	else if (gt_pack_output_is_h5(po.output) && gt_pack_h5_check(&po, &d) < 0) {
+		gt_error("%s: %s", po.output, d.msg);
+		rc = -2; /* a usage error, said before any output exists */
+	} else if (gt_pack_file(&po, &r, &d) < 0)
 		rc = gt_error("%s", d.msg);
 	gt_progress_end(&progress);
 	if (rc >= 0)
 		summary(o, &r);
 	gt_spec_release(&spec);
 	free(out);
-	return rc < 0 ? 1 : 0;
+	return rc < 0 ? -rc : 0;
 }
 
 int cmd_compress(int argc, char **argv)

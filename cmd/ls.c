@@ -67,7 +67,9 @@ const struct argp ls_argp = {
 	"List the datasets of each FILE (HDF5, .npy, raw or .gtz; \"-\" reads "
 	"standard input): name, dtype (or the type of a dataset that is not "
 	"floating point), shape, values and bytes.  For a trace, also list its "
-	"steps with their optimizer and hyper-parameters."
+	"steps with their optimizer and hyper-parameters.  A .gtz file adds how "
+	"each tensor is coded; an HDF5 file with filtered datasets adds each "
+	"one's filter and its options."
 	"\vThe table format prints the datasets, then the steps; the machine "
 	"formats print the datasets, or with --steps the steps.",
 	children, NULL, NULL
@@ -103,7 +105,7 @@ static const char *const *stat_cols(size_t *n)
 	return gt_codec_stat_names(gt_codec_find("gcomp"), n);
 }
 
-static void tensor_cols(struct gt_table *tb, int gtz, int stats)
+static void tensor_cols(struct gt_table *tb, int gtz, int filt, int stats)
 {
 	static const char *const cols[] = { "file", "name", "dtype", "shape", "values", "bytes" };
 	static const char *const gtz_cols[] = {
@@ -114,6 +116,10 @@ static void tensor_cols(struct gt_table *tb, int gtz, int stats)
 		gt_table_col(tb, cols[i]);
 	for (size_t i = 0; gtz && i < sizeof(gtz_cols) / sizeof(gtz_cols[0]); i++)
 		gt_table_col(tb, gtz_cols[i]);
+	if (filt) {
+		gt_table_col(tb, "filter");
+		gt_table_col(tb, "filter_options");
+	}
 	if (stats) {
 		size_t n;
 		const char *const *names = stat_cols(&n);
@@ -226,8 +232,29 @@ static void step_row(struct gt_table *tb, const char *file,
 	}
 }
 
+/* How an HDF5 file stores tensor @i: its filters and their options. */
+static void filter_cells(struct gt_table *tb, const struct gt_source *src, size_t i)
+{
+	char name[128], opts[256];
+
+	gt_source_filters(src, i, name, sizeof(name), opts, sizeof(opts));
+	gt_table_str(tb, name);
+	gt_table_str(tb, opts);
+}
+
+/* 1 when a dataset of @src has a filter: ls adds the filter columns. */
+static int any_filter(const struct gt_source *src)
+{
+	char name[8], opts[8];
+
+	for (size_t i = 0; i < gt_source_count(src); i++)
+		if (gt_source_filters(src, i, name, sizeof(name), opts, sizeof(opts)) > 0)
+			return 1;
+	return 0;
+}
+
 static int ls_file(struct gt_source *src, const char *path, struct gt_table *files,
-		   struct gt_table *steps, size_t *nsteps, int gtz, int stats)
+		   struct gt_table *steps, size_t *nsteps, const int cols[3])
 {
 	struct gt_trace *tr = NULL;
 	struct gt_diag d = { "" };
@@ -235,9 +262,11 @@ static int ls_file(struct gt_source *src, const char *path, struct gt_table *fil
 
 	for (size_t i = 0; i < gt_source_count(src) && rc >= 0; i++) {
 		tensor_row(files, path, gt_source_info(src, i));
-		if (gtz)
+		if (cols[0])
 			gtz_cells(files, src, i);
-		if (stats)
+		if (cols[1])
+			filter_cells(files, src, i);
+		if (cols[2])
 			rc = stat_cells(files, src, i, path);
 	}
 	if (gt_source_ngroups(src)) {
@@ -346,7 +375,7 @@ static int run_ls(const struct ls_opts *o)
 	struct gt_source **src = xcalloc(o->n_inputs, sizeof(*src));
 	struct gt_diag d = { "" };
 	size_t nsteps = 0;
-	int rc = 0, gtz = 0, stats = 0;
+	int rc = 0, cols[3] = { 0 }; /* gtz, filter and gcomp stats columns */
 
 	/* open every file first: a .gtz among them adds the codec columns,
 	 * a gcomp tensor its level shares */
@@ -355,17 +384,18 @@ static int run_ls(const struct ls_opts *o)
 			rc = gt_error("%s: %s", o->inputs[f], d.msg);
 			continue;
 		}
-		gtz |= gt_source_kind(src[f]) == GT_KIND_GTZ;
+		cols[0] |= gt_source_kind(src[f]) == GT_KIND_GTZ;
+		cols[1] |= any_filter(src[f]);
 		for (size_t i = 0; i < gt_source_count(src[f]); i++) {
 			struct gt_gtz_meta m;
 
-			stats |= gt_gtz_source_meta(src[f], i, &m) >= 0 && !strcmp(m.codec, "gcomp");
+			cols[2] |= gt_gtz_source_meta(src[f], i, &m) >= 0 && !strcmp(m.codec, "gcomp");
 		}
 	}
-	tensor_cols(files, gtz, stats);
+	tensor_cols(files, cols[0], cols[1], cols[2]);
 	step_cols(steps);
 	for (size_t f = 0; f < o->n_inputs && rc >= 0; f++)
-		rc = ls_file(src[f], o->inputs[f], files, steps, &nsteps, gtz, stats);
+		rc = ls_file(src[f], o->inputs[f], files, steps, &nsteps, cols);
 	if (rc >= 0) {
 		if (o->steps_only) {
 			gt_table_print(steps, stdout);

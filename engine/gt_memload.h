@@ -21,6 +21,7 @@ struct gt_memload {
 	size_t *idx;                /* their source indexes */
 	void **data;                /* their values */
 	float *(*aux)[3];           /* param, state 0, state 1 once loaded, or NULL */
+	double *(*aux64)[3];        /* the same unrounded, for f64 ones */
 	struct gt_optim *optim;     /* the resolved optimizer, once loaded */
 	unsigned char *aux_done;
 	uint64_t bytes, values;     /* of all tensors held */

@@ -36,6 +36,8 @@ struct gt_optctx {
 	struct gt_source *src[3];   /* param, state 0, state 1; NULL: absent */
 	size_t idx[3];
 	float *buf[3];
+	double *buf64[3];           /* the same unrounded, for f64 gradients */
+	int f64;                    /* the gradient is f64: fill buf64 too */
 	size_t buf_values;
 };
 

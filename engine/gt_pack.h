@@ -1,4 +1,4 @@
-/* gt_pack.h - compress a source (HDF5, .npy, raw) into a .gtz file */
+/* gt_pack.h - compress a source (HDF5, .npy, raw) into a .gtz file or a filtered HDF5 file */
 #ifndef GT_PACK_H
 #define GT_PACK_H
 
@@ -58,5 +58,24 @@ struct gt_pack_result {
  *	that cannot be kept, all but the last go to @nt as GT_NOTE_ERROR.
  */
 int gt_pack_file(const struct gt_pack_opts *o, struct gt_pack_result *r, struct gt_diag *d);
+
+/*
+ * gt_pack_output_is_h5 - 1 when @output ("-" never) names an HDF5 file
+ * (.h5, .hdf5): gt_pack_file then writes the input's tree as HDF5, each
+ * float dataset chunked (GT_SINK_CHUNK_VALUES) and coded by filter 400
+ * (man/gtool-h5filter.5) with the codec its coding plan gives, the rest
+ * as it is.
+ */
+int gt_pack_output_is_h5(const char *output);
+
+/*
+ * gt_pack_h5_check - whether @o can be written as HDF5: the codec and its
+ * options are ones filter 400 offers, gcomp's mode needs no optimizer
+ * context, and no --table or --table-refresh.  gt_pack_file checks it too,
+ * before it creates the output; a front end calls it first to refuse a
+ * usage error up front.
+ * @return 0, GT_ERR(INVAL) or GT_ERR(UNSUPPORTED) with @d saying why.
+ */
+int gt_pack_h5_check(const struct gt_pack_opts *o, struct gt_diag *d);
 
 #endif

@@ -49,10 +49,11 @@ static int alloc_arrays(struct gt_memload *m, size_t cnt)
 	m->idx = calloc(cnt + 1, sizeof(*m->idx));
 	m->data = calloc(cnt + 1, sizeof(*m->data));
 	m->aux = calloc(cnt + 1, sizeof(*m->aux));
+	m->aux64 = calloc(cnt + 1, sizeof(*m->aux64));
 	m->optim = calloc(cnt + 1, sizeof(*m->optim));
 	m->aux_done = calloc(cnt + 1, 1);
 	m->in = calloc(cnt + 1, sizeof(*m->in));
-	return m->idx && m->data && m->aux && m->optim && m->aux_done && m->in
+	return m->idx && m->data && m->aux && m->aux64 && m->optim && m->aux_done && m->in
 	       ? 0 : GT_ERR(NOMEM);
 }
 
@@ -95,14 +96,17 @@ void gt_memload_close(struct gt_memload *m)
 {
 	for (size_t k = 0; k < m->n; k++) {
 		free(m->data[k]);
-		for (int r = 0; r < 3; r++)
+		for (int r = 0; r < 3; r++) {
 			free(m->aux[k][r]);
+			free(m->aux64[k][r]);
+		}
 	}
 	gt_optctx_close(&m->ctx);
 	gt_source_free(m->src);
 	free(m->idx);
 	free(m->data);
 	free(m->aux);
+	free(m->aux64);
 	free(m->optim);
 	free(m->aux_done);
 	free(m->in);
@@ -122,7 +126,14 @@ static int load_aux(struct gt_memload *m, size_t k, struct gt_diag *d)
 	m->optim[k] = m->ctx.optim;
 	for (int r = 0; r < 3; r++) {
 		const float *p = r ? a.state[r - 1] : a.param;
+		const double *p64 = r ? a.state64[r - 1] : a.param64;
 
+		if (p64) {
+			m->aux64[k][r] = malloc(n * sizeof(double) + 1);
+			if (!m->aux64[k][r])
+				return gt_diag_set(d, GT_ERR(NOMEM), "%s: out of memory", m->path);
+			memcpy(m->aux64[k][r], p64, n * sizeof(double));
+		}
 		if (!p)
 			continue;
 		m->aux[k][r] = malloc(n * sizeof(float) + 1);
@@ -157,6 +168,9 @@ int gt_memload_inputs(struct gt_memload *m, const struct gt_spec *spec,
 		in->aux.param = m->aux[k][0];
 		in->aux.state[0] = m->aux[k][1];
 		in->aux.state[1] = m->aux[k][2];
+		in->aux.param64 = m->aux64[k][0];
+		in->aux.state64[0] = m->aux64[k][1];
+		in->aux.state64[1] = m->aux64[k][2];
 	}
 	*in_ret = m->in;
 	return 0;

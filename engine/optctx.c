@@ -63,6 +63,7 @@ void gt_optctx_close(struct gt_optctx *c)
 	for (int k = 0; k < 3; k++) {
 		gt_source_free(c->files[k]);
 		free(c->buf[k]);
+		free(c->buf64[k]);
 	}
 	gt_trace_free(c->trace);
 	memset(c, 0, sizeof(*c));
@@ -186,6 +187,7 @@ int gt_optctx_resolve(struct gt_optctx *c, const struct gt_optflags *f,
 
 	memset(&c->optim, 0, sizeof(c->optim));
 	memset(c->src, 0, sizeof(c->src));
+	c->f64 = g->dtype == GT_DT_F64;
 	if (si >= 0) {
 		const struct gt_trace_step *st = gt_trace_step(c->trace, (size_t)si);
 
@@ -220,13 +222,46 @@ int gt_optctx_resolve(struct gt_optctx *c, const struct gt_optflags *f,
 	return 0;
 }
 
-/* Read @n values of context array @k as f32; NaN or Inf is an error. */
+/* @n values of context array @k of an f64 gradient into c->buf64[k]
+ * (exact from any dtype) and, rounded, c->buf[k]. */
+static int read_f64(struct gt_optctx *c, int k, uint64_t first, size_t n,
+		    struct gt_diag *d)
+{
+	const struct gt_tensor_info *t = gt_source_info(c->src[k], c->idx[k]);
+	struct gt_diag rd = { "" };
+	size_t got = 0;
+	int rc;
+
+	if (!c->buf64[k] && !(c->buf64[k] = malloc(c->buf_values * sizeof(double) + 1)))
+		return gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
+	if (t->dtype != GT_DT_F64) {
+		GT_TRY(gt_tensor_read_f32(c->src[k], c->idx[k], first, n, c->buf[k], NULL, d));
+		for (size_t v = 0; v < n; v++)
+			c->buf64[k][v] = c->buf[k][v];
+		return 0;
+	}
+	rc = gt_source_read(c->src[k], c->idx[k], first, n, c->buf64[k], &got, &rd);
+	if (rc < 0)
+		return gt_diag_set(d, rc, "%s: %s", gt_source_path(c->src[k]), rd.msg);
+	if (got != n)
+		return gt_diag_set(d, GT_ERR(TRUNCATED), "%s: %s: unexpected end of data",
+				   gt_source_path(c->src[k]), t->name);
+	for (size_t v = 0; v < n; v++)
+		c->buf[k][v] = (float)c->buf64[k][v];
+	return 0;
+}
+
+/* Read @n values of context array @k as f32 (and f64 for an f64
+ * gradient); NaN or Inf is an error. */
 static int read_one(struct gt_optctx *c, int k, uint64_t first, size_t n,
 		    struct gt_diag *d)
 {
 	const struct gt_tensor_info *t = gt_source_info(c->src[k], c->idx[k]);
 
-	GT_TRY(gt_tensor_read_f32(c->src[k], c->idx[k], first, n, c->buf[k], NULL, d));
+	if (c->f64)
+		GT_TRY(read_f64(c, k, first, n, d));
+	else
+		GT_TRY(gt_tensor_read_f32(c->src[k], c->idx[k], first, n, c->buf[k], NULL, d));
 	for (size_t v = 0; v < n; v++)
 		if (!isfinite(c->buf[k][v]))
 			return gt_diag_set(d, GT_ERR(INVAL),
@@ -241,13 +276,17 @@ int gt_optctx_read(struct gt_optctx *c, uint64_t first, size_t n,
 		   struct gt_codec_aux *aux, struct gt_diag *d)
 {
 	const float **dst[3] = { &aux->param, &aux->state[0], &aux->state[1] };
+	const double **dst64[3] = { &aux->param64, &aux->state64[0], &aux->state64[1] };
 
 	for (int k = 0; k < 3; k++) {
 		*dst[k] = NULL;
+		*dst64[k] = NULL;
 		if (!c->src[k])
 			continue;
 		GT_TRY(read_one(c, k, first, n, d));
 		*dst[k] = c->buf[k];
+		if (c->f64)
+			*dst64[k] = c->buf64[k];
 	}
 	return 0;
 }

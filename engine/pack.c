@@ -1,9 +1,12 @@
-/* pack.c - the compress driver: tensors of a source into a .gtz file */
+/* pack.c - the compress driver: tensors of a source into a .gtz file, or an HDF5 file with filter 400 */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gt_pack.h"
 #include "../formats/gt_gtz.h"
+#include "../formats/gt_h5filter.h"
+#include "../formats/gt_sink.h"
 #include "../formats/gt_trace.h"
 #include "../lib/gt_huff.h"
 #include "../lib/banned.h"
@@ -19,6 +22,7 @@ struct job {
 	struct gt_optctx ctx;    /* -c gcomp: where each gradient's context is */
 	struct gt_source *src;
 	struct gt_gtz_writer *w;
+	struct gt_sink *sink;    /* HDF5 output instead of w */
 	struct blob *tables;     /* --table-refresh: per tensor, or NULL */
 	struct blob *owned;      /* the refreshed tables, to free */
 	size_t nowned;
@@ -378,6 +382,145 @@ static int write_all(struct job *j)
 	return rc;
 }
 
+/* ---- HDF5 output: filter 400 on each float dataset ---------------------- */
+
+int gt_pack_h5_check(const struct gt_pack_opts *o, struct gt_diag *d)
+{
+	unsigned cd[GT_H5FILTER_CD_MAX];
+	size_t n;
+
+	if (o->table_refresh || o->spec->table)
+		return gt_diag_set(d, GT_ERR(INVAL), "--table and --table-refresh are for .gtz "
+				   "output: the HDF5 filter codes each chunk with a table of its own");
+	if (o->spec->needs_optim)
+		return gt_diag_set(d, GT_ERR(INVAL), "the HDF5 filter refuses %s: it needs the "
+				   "optimizer's parameters and state, which a filter never sees: "
+				   "use mode single-quant or zero-prune", o->spec->text);
+	return gt_h5filter_cd(o->spec->codec, o->spec->opts, cd, &n, d);
+}
+
+static int sink_block(void *arg, const void *data, size_t n)
+{
+	struct feed *f = arg;
+	struct gt_diag d = { "" };
+	const int rc = gt_sink_write(f->j->sink, data, n, &d);
+
+	if (rc < 0)
+		return gt_diag_set(f->j->d, rc, "%s: %s", f->j->o->output, d.msg);
+	f->values += n;
+	count_bytes(f->j, n * f->width);
+	return 0;
+}
+
+/* Tensor @i as a dataset with filter 400 and the codec its plan gives. */
+static int h5_tensor(struct job *j, size_t i)
+{
+	const struct gt_tensor_info *t = gt_source_info(j->src, i);
+	struct feed f = { j, gt_dtype_size(t->dtype), 0, 0 };
+	unsigned cd[GT_H5FILTER_CD_MAX];
+	struct gt_coding plan;
+	struct gt_diag d = { "" };
+	size_t n;
+	int rc;
+
+	GT_TRY(gt_optctx_coding(&j->ctx, &j->o->of, j->src, j->o->input, i, j->o->spec,
+				j->o->nt, &plan, j->d));
+	rc = gt_h5filter_cd(plan.codec, plan.opts, cd, &n, &d);
+	if (rc >= 0)
+		rc = gt_sink_set_filter(j->sink, cd, n);
+	if (rc >= 0)
+		rc = gt_sink_begin(j->sink, t, &d);
+	if (rc < 0)
+		return gt_diag_set(j->d, rc, "%s: %s", j->o->output, d.msg);
+	GT_TRY(gt_tensor_stream(j->src, i, j->buf, j->buf_values, sink_block, &f, j->d));
+	rc = gt_sink_end(j->sink, &d);
+	if (rc < 0)
+		return gt_diag_set(j->d, rc, "%s: %s", j->o->output, d.msg);
+	if (j->o->ev.tensor)
+		j->o->ev.tensor(j->o->ev.arg, t->name, f.values, gt_codec_name(plan.codec));
+	j->ntensors++;
+	return 0;
+}
+
+/* Non-float datasets whole, then links (their targets exist by then). */
+static int h5_objects(struct job *j)
+{
+	struct gt_diag d = { "" };
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < gt_source_nobjects(j->src); i++) {
+			const struct gt_object *o = gt_source_object(j->src, i);
+			struct gt_object c = *o;
+			int rc;
+
+			if ((o->kind == GT_OBJ_DATASET) != !pass || !keep_object(j, o))
+				continue;
+			if (!pass && gt_source_read_object(j->src, i, &c.blob, &d) < 0)
+				return gt_diag_set(j->d, GT_ERR(IO), "%s: %s", j->o->input, d.msg);
+			rc = gt_sink_object(j->sink, &c, &d);
+			if (!pass)
+				gt_blob_release(&c.blob);
+			if (rc < 0)
+				return gt_diag_set(j->d, rc, "%s: %s", j->o->output, d.msg);
+		}
+	}
+	return 0;
+}
+
+/* write_all for HDF5 output: groups, tensors, objects, commit. */
+static int write_h5(struct job *j)
+{
+	const size_t n = gt_source_count(j->src);
+	unsigned char *sel = calloc(n ? n : 1, 1);
+	uint64_t total = 0;
+	struct gt_diag d = { "" };
+	int rc = sel ? check_lost(j) : gt_diag_set(j->d, GT_ERR(NOMEM), "out of memory");
+
+	if (rc >= 0)
+		rc = select_tensors(j, sel, &total);
+	for (size_t g = 0; rc >= 0 && g < gt_source_ngroups(j->src); g++) {
+		rc = gt_sink_group(j->sink, gt_source_group(j->src, g), &d);
+		if (rc < 0)
+			gt_diag_set(j->d, rc, "%s: %s", j->o->output, d.msg);
+	}
+	if (rc >= 0 && j->o->ev.start)
+		j->o->ev.start(j->o->ev.arg, total);
+	for (size_t i = 0; rc >= 0 && i < n; i++)
+		if (sel[i])
+			rc = h5_tensor(j, i);
+	if (rc >= 0)
+		rc = h5_objects(j);
+	if (rc >= 0) {
+		rc = gt_sink_commit(j->sink, &d);
+		if (rc < 0)
+			gt_diag_set(j->d, rc, "%s: %s", j->o->output, d.msg);
+	}
+	free(sel);
+	return rc;
+}
+
+/* HDF5 output is chosen by the output's name, as decompress does. */
+int gt_pack_output_is_h5(const char *output)
+{
+	return strcmp(output, "-") && gt_kind_from_name(output) == GT_KIND_HDF5;
+}
+
+static int open_output(struct job *j)
+{
+	const struct gt_pack_opts *o = j->o;
+	const struct gt_sink_opts so = { GT_KIND_HDF5, o->force };
+	struct gt_diag d = { "" };
+	int rc;
+
+	if (!gt_pack_output_is_h5(o->output)) {
+		rc = gt_gtz_writer_open(o->output, o->force, o->threads, &j->w, &d);
+		return rc < 0 ? gt_diag_set(j->d, rc, "%s", d.msg) : 0;
+	}
+	GT_TRY(gt_pack_h5_check(o, j->d));
+	rc = gt_sink_open_v110(o->output, &so, &j->sink, &d);
+	return rc < 0 ? gt_diag_set(j->d, rc, "%s", d.msg) : 0;
+}
+
 /* Input, optimizer context and output, in that order. */
 static int open_files(struct job *j)
 {
@@ -392,11 +535,16 @@ static int open_files(struct job *j)
 	if (o->grads_only && !j->ctx.trace)
 		return gt_diag_set(j->d, GT_ERR(INVAL), "%s: --grads-only needs a trace with step groups",
 				   o->input);
-	rc = gt_gtz_writer_open(o->output, o->force, o->threads, &j->w, &d);
-	if (rc < 0)
-		return gt_diag_set(j->d, rc, "%s", d.msg);
+	GT_TRY(open_output(j));
 	j->buf = malloc(j->buf_values * 8);
 	return j->buf ? 0 : gt_diag_set(j->d, GT_ERR(NOMEM), "out of memory");
+}
+
+static uint64_t file_bytes(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) < 0 ? 0 : (uint64_t)st.st_size;
 }
 
 int gt_pack_file(const struct gt_pack_opts *o, struct gt_pack_result *r, struct gt_diag *d)
@@ -408,13 +556,14 @@ int gt_pack_file(const struct gt_pack_opts *o, struct gt_pack_result *r, struct 
 	j.d = d;
 	rc = open_files(&j);
 	if (rc >= 0)
-		rc = write_all(&j);
+		rc = j.sink ? write_h5(&j) : write_all(&j);
 	if (rc >= 0 && r) {
 		r->in_bytes = j.in_bytes;
-		r->out_bytes = gt_gtz_writer_bytes(j.w);
+		r->out_bytes = j.sink ? file_bytes(o->output) : gt_gtz_writer_bytes(j.w);
 		r->ntensors = j.ntensors;
 	}
 	gt_gtz_writer_free(j.w);
+	gt_sink_free(j.sink);
 	gt_optctx_close(&j.ctx);
 	gt_source_free(j.src);
 	free(j.buf);

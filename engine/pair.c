@@ -136,21 +136,48 @@ struct step_io {
 };
 enum { IO_G, IO_GHAT, IO_PARAM, IO_S0, IO_S1, IO_NEXT, IO_N };
 
+/* UBLOCK values each: floats, or doubles for an f64 trace */
 struct ubufs {
-	float *v[IO_N];
-	float *out_g, *out_ghat;
+	void *v[IO_N];
+	void *out_g, *out_ghat;
 	void *scratch;
 };
 
-/* Apply the step of @st with g and with ĝ over @n values, block by block. */
+/* Values [@first, @first + @n) of tensor @i of @src as doubles (f64 steps). */
+static int read_f64(struct gt_source *src, size_t i, uint64_t first, size_t n,
+		    double *dst, void *scratch, struct gt_diag *d)
+{
+	const enum gt_dtype dt = gt_source_info(src, i)->dtype;
+	size_t got = 0;
+
+	GT_TRY(read_block(src, i, first, n, dt == GT_DT_F64 ? (void *)dst : scratch, &got, d));
+	if (got != n)
+		return gt_diag_set(d, GT_ERR(TRUNCATED), "%s: %s: unexpected end of data",
+				   gt_source_path(src), gt_source_info(src, i)->name);
+	if (dt != GT_DT_F64)
+		for (size_t k = 0; k < n; k++)
+			dst[k] = gt_fp_get(scratch, dt, k);
+	return 0;
+}
+
+/* Apply the step of @st with g and with ĝ over @n values, block by block,
+ * in the dtype of the gradient g (PyTorch steps a parameter in its own). */
 static int run_steps(const struct gt_trace_step *st, const struct step_io *io,
 		     uint64_t n, const struct ubufs *u, struct gt_fidelity *f,
 		     struct gt_diag *d)
 {
+	const enum gt_dtype dt = gt_source_info(io->src[IO_G], (size_t)io->idx[IO_G])->dtype;
+	struct gt_diag od = { "" };
+	char where[256];
+
+	snprintf(where, sizeof(where), "step %s", st->group);
+	if (gt_optim_dtype_check(&st->optim, dt, where, &od) < 0)
+		return gt_diag_set(d, GT_ERR(UNSUPPORTED), "%s: %s",
+				   gt_source_path(io->src[IO_G]), od.msg);
 	gt_fidelity_init(f);
 	for (uint64_t first = 0; first < n; first += UBLOCK) {
 		const size_t len = n - first < UBLOCK ? (size_t)(n - first) : UBLOCK;
-		struct gt_fidelity_io fio = {
+		const struct gt_fidelity_io fio = {
 			u->v[IO_G], u->v[IO_GHAT], u->v[IO_PARAM],
 			io->idx[IO_S0] >= 0 ? u->v[IO_S0] : NULL,
 			io->idx[IO_S1] >= 0 ? u->v[IO_S1] : NULL,
@@ -159,11 +186,17 @@ static int run_steps(const struct gt_trace_step *st, const struct step_io *io,
 		};
 		int rc;
 
-		for (int r = 0; r < IO_N; r++)
-			if (io->idx[r] >= 0)
-				GT_TRY(gt_tensor_read_f32(io->src[r], (size_t)io->idx[r], first, len,
-							  u->v[r], u->scratch, d));
-		rc = gt_fidelity_block(f, &st->optim, len, &fio);
+		for (int r = 0; r < IO_N; r++) {
+			if (io->idx[r] < 0)
+				continue;
+			if (dt == GT_DT_F64)
+				GT_TRY(read_f64(io->src[r], (size_t)io->idx[r], first, len,
+						u->v[r], u->scratch, d));
+			else
+				GT_TRY(gt_tensor_read_f32(io->src[r], (size_t)io->idx[r], first,
+							  len, u->v[r], u->scratch, d));
+		}
+		rc = gt_fidelity_block_dt(f, &st->optim, dt, first, n, len, &fio);
 		if (rc < 0)
 			return gt_diag_set(d, rc, "%s: step %s: %s", gt_source_path(io->src[IO_G]),
 					   st->group, gt_strerror(rc));
@@ -252,9 +285,9 @@ static int ubufs_init(struct ubufs *u)
 	int ok = 1;
 
 	for (int r = 0; r < IO_N; r++)
-		ok &= (u->v[r] = malloc(UBLOCK * sizeof(float))) != NULL;
-	u->out_g = malloc(UBLOCK * sizeof(float));
-	u->out_ghat = malloc(UBLOCK * sizeof(float));
+		ok &= (u->v[r] = malloc(UBLOCK * sizeof(double))) != NULL;
+	u->out_g = malloc(UBLOCK * sizeof(double));
+	u->out_ghat = malloc(UBLOCK * sizeof(double));
 	u->scratch = malloc(UBLOCK * 8);
 	return ok && u->out_g && u->out_ghat && u->scratch ? 0 : GT_ERR(NOMEM);
 }

@@ -22,12 +22,38 @@ struct gt_sink;
 int gt_sink_open(const char *path, const struct gt_sink_opts *o,
 		 struct gt_sink **sink_ret, struct gt_diag *d);
 
+/*
+ * gt_sink_open_v110 - gt_sink_open, and an HDF5 file in the 1.10 format,
+ * whose chunk indexes (single chunk, fixed array) are far smaller than
+ * 1.8's B-trees: for filtered datasets (gt_sink_set_filter).  The file
+ * needs HDF5 1.10 or later to read.  Other kinds: as gt_sink_open.
+ */
+int gt_sink_open_v110(const char *path, const struct gt_sink_opts *o,
+		      struct gt_sink **sink_ret, struct gt_diag *d);
+
 /* HDF5: create group @g (and its parents) with its attributes; others ignore it. */
 int gt_sink_group(struct gt_sink *s, const struct gt_group_info *g,
 		  struct gt_diag *d);
 
 /* HDF5: create link or whole dataset @o (gt_source_object); others ignore it. */
 int gt_sink_object(struct gt_sink *s, const struct gt_object *o, struct gt_diag *d);
+
+/*
+ * HDF5: code the float tensors begun from now on with filter 400 and these
+ * @n cd_values (gt_h5filter_cd; dtype and chunk are filled in per tensor),
+ * in chunks of at most GT_SINK_CHUNK_VALUES values; @n = 0: no filter,
+ * contiguous.  Other kinds ignore it.
+ */
+int gt_sink_set_filter(struct gt_sink *s, const unsigned *cd, size_t n);
+
+/*
+ * Values in one chunk of a filtered dataset, at most: 1 Mi values (4 MiB of
+ * f32), whole trailing axes where they fit, so that a chunk is a run of
+ * rows of the first axis.  Large enough that the codec's per-chunk table
+ * and header cost well under 1%, small enough that reading one row of a
+ * large tensor decodes a few MiB, not the tensor.
+ */
+#define GT_SINK_CHUNK_VALUES (1u << 20)
 
 /*
  * Begin tensor @t (name, dtype, shape, attributes).  Raw and .npy sinks

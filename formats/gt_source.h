@@ -158,6 +158,17 @@ const struct gt_group_info *gt_source_group(const struct gt_source *s, size_t i)
 size_t gt_source_nobjects(const struct gt_source *s);
 const struct gt_object *gt_source_object(const struct gt_source *s, size_t i);
 /*
+ * gt_source_filters - for an HDF5 source, the filter pipeline of tensor
+ * @i: the filters' names joined by '+' into @name ("shuffle+gzip",
+ * "gtool", "lzf"; "" when none) and their options into @opts ("level=4",
+ * for filter 400 the -c spec it codes with: "tfp:bits=12"; "; " between
+ * filters).  Both truncated to their lengths; other kinds: both "".
+ * @return 1 when tensor @i has a filter, 0 when not, GT_ERR(IO).
+ */
+int gt_source_filters(const struct gt_source *s, size_t i, char *name, size_t name_len,
+		      char *opts, size_t opts_len);
+
+/*
  * gt_source_read_object - the type, shape and bytes of non-float dataset
  * object @i into @b (caller releases).  @return 0, GT_ERR(INVAL) (not a
  * dataset), GT_ERR(IO) (@d says why: a missing filter, ...), GT_ERR(NOMEM).

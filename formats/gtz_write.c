@@ -30,7 +30,9 @@ struct chunk_out {
 struct wblock {
 	unsigned char *in;      /* block_values values */
 	float *aux[3];          /* param, state 0, state 1 (when the codec uses them) */
+	double *aux64[3];       /* the same in f64 (f64 values only) */
 	int have[3];            /* which aux arrays were given */
+	int have64[3];          /* which 64-bit aux arrays were given */
 	size_t n;
 	uint64_t first;
 	struct chunk_out *chunks;
@@ -311,8 +313,10 @@ static void release_tensor(struct gt_gtz_writer *w)
 		}
 		free(b->chunks);
 		free(b->in);
-		for (int a = 0; a < 3; a++)
+		for (int a = 0; a < 3; a++) {
 			free(b->aux[a]);
+			free(b->aux64[a]);
+		}
 	}
 	free(w->slot);
 	w->slot = NULL;
@@ -349,7 +353,8 @@ static int alloc_slots(struct gt_gtz_writer *w)
 				return GT_ERR(NOMEM);
 		}
 		for (int a = 0; a < 3 && w->k.aux; a++)
-			if (!(b->aux[a] = malloc(bv * sizeof(float))))
+			if (!(b->aux[a] = malloc(bv * sizeof(float))) ||
+			    (w->k.width == 8 && !(b->aux64[a] = malloc(bv * sizeof(double)))))
 				return GT_ERR(NOMEM);
 	}
 	return 0;
@@ -399,6 +404,11 @@ static const struct gt_codec_aux *slot_aux(const struct wblock *b, size_t first,
 	a->param = b->aux[0] + first;
 	a->state[0] = b->have[1] ? b->aux[1] + first : NULL;
 	a->state[1] = b->have[2] ? b->aux[2] + first : NULL;
+	for (int k = 0; k < 3; k++) {
+		const double *v = b->have64[k] ? b->aux64[k] + first : NULL;
+
+		*(k ? &a->state64[k - 1] : &a->param64) = v;
+	}
 	return a;
 }
 
@@ -583,11 +593,15 @@ static void copy_aux(struct wblock *b, const struct gt_codec_aux *aux, size_t fr
 		     size_t at, size_t n)
 {
 	const float *src[3] = { aux->param, aux->state[0], aux->state[1] };
+	const double *src64[3] = { aux->param64, aux->state64[0], aux->state64[1] };
 
 	for (int a = 0; a < 3; a++) {
 		b->have[a] = src[a] != NULL;
 		if (src[a])
 			memcpy(b->aux[a] + at, src[a] + from, n * sizeof(float));
+		b->have64[a] = src64[a] && b->aux64[a];
+		if (b->have64[a])
+			memcpy(b->aux64[a] + at, src64[a] + from, n * sizeof(double));
 	}
 }
 

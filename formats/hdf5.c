@@ -6,6 +6,7 @@
 #include <hdf5.h>
 
 #include "gt_h5filter.h"
+#include "../plugins/h5z_gtool.h"
 #include "h5obj_impl.h"
 #include "sink_impl.h"
 #include "source_impl.h"
@@ -631,6 +632,84 @@ int gt_hdf5_source_open(struct gt_source *s, struct gt_diag *d)
 	return list_file(s, h->file, d);
 }
 
+/* ---- filters, for ls ---------------------------------------------------- */
+
+/* Append @what to @buf (@len bytes), after @sep when @buf is not empty. */
+static void append(char *buf, size_t len, const char *sep, const char *what)
+{
+	const size_t at = strlen(buf);
+
+	if (at + 1 < len)
+		snprintf(buf + at, len - at, "%s%s", at ? sep : "", what);
+}
+
+/* Filter @id with its @n cd_values: short name and options. */
+static void filter_words(H5Z_filter_t id, const unsigned *cd, size_t n, const char *hname,
+			 char *name, size_t nlen, char *opts, size_t olen)
+{
+	char o[128] = "";
+
+	switch (id) {
+	case H5Z_FILTER_DEFLATE:
+		append(name, nlen, "+", "gzip");
+		if (n)
+			snprintf(o, sizeof(o), "level=%u", cd[0]);
+		break;
+	case H5Z_FILTER_SHUFFLE: append(name, nlen, "+", "shuffle"); break;
+	case H5Z_FILTER_FLETCHER32: append(name, nlen, "+", "fletcher32"); break;
+	case H5Z_FILTER_SZIP: append(name, nlen, "+", "szip"); break;
+	case H5Z_FILTER_NBIT: append(name, nlen, "+", "nbit"); break;
+	case H5Z_FILTER_SCALEOFFSET: append(name, nlen, "+", "scaleoffset"); break;
+	case 32000: append(name, nlen, "+", "lzf"); break;
+	case GT_H5Z_ID:
+		append(name, nlen, "+", GT_H5Z_NAME);
+		if (gt_h5filter_spec(cd, n, o, sizeof(o)) < 0)
+			snprintf(o, sizeof(o), "?");
+		break;
+	default:
+		if (*hname) {
+			append(name, nlen, "+", hname);
+		} else {
+			snprintf(o, sizeof(o), "filter %d", (int)id);
+			append(name, nlen, "+", o);
+			*o = '\0';
+		}
+	}
+	if (*o)
+		append(opts, olen, "; ", o);
+}
+
+int gt_source_filters(const struct gt_source *s, size_t i, char *name, size_t name_len,
+		      char *opts, size_t opts_len)
+{
+	const struct h5_src *h = s->priv;
+	hid_t ds, dcpl;
+	int nf;
+
+	*name = *opts = '\0';
+	if (s->kind != GT_KIND_HDF5 || i >= s->ntensors)
+		return 0;
+	quiet();
+	ds = H5Dopen2(h->file, s->tensors[i].name, H5P_DEFAULT);
+	dcpl = ds >= 0 ? H5Dget_create_plist(ds) : -1;
+	nf = dcpl >= 0 ? H5Pget_nfilters(dcpl) : -1;
+	for (int k = 0; k < nf; k++) {
+		unsigned flags, cd[16], fcfg;
+		size_t n = sizeof(cd) / sizeof(cd[0]);
+		char hname[64] = "";
+		const H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)k, &flags, &n, cd,
+						       sizeof(hname), hname, &fcfg);
+
+		if (id >= 0)
+			filter_words(id, cd, n < 16 ? n : 16, hname, name, name_len, opts, opts_len);
+	}
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	if (ds >= 0)
+		H5Dclose(ds);
+	return nf < 0 ? GT_ERR(IO) : nf > 0;
+}
+
 /* ---- attributes: writing ---------------------------------------------- */
 
 static int write_attrs(hid_t obj, const struct gt_attrs *attrs, const char *where,
@@ -676,11 +755,20 @@ static int h5_sink_open(struct gt_sink *s, struct gt_diag *d)
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	s->priv = h;
 	h->file = h->gcpl = h->dcpl = -1;
+	(void)gt_h5filter_register(); /* gt_sink_set_filter's filter 400 */
 	if (s->to_stdout) {
 		/* in memory; the image goes to stdout on commit */
 		fapl = H5Pcreate(H5P_FILE_ACCESS);
 		if (fapl < 0 || H5Pset_fapl_core(fapl, 1 << 20, 0) < 0)
 			return gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
+	}
+	if (s->v110_index) {
+		/* chunk indexes of the 1.10 format: a filtered tensor of one chunk
+		 * costs no B-tree (halves cnn_adam's file) */
+		if (fapl == H5P_DEFAULT)
+			fapl = H5Pcreate(H5P_FILE_ACCESS);
+		if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_LATEST) < 0)
+			return gt_diag_set(d, GT_ERR(IO), "cannot ask for the HDF5 1.10 format");
 	}
 	fcpl = untimed(H5P_FILE_CREATE);
 	h->gcpl = untimed(H5P_GROUP_CREATE);
@@ -861,6 +949,66 @@ static int write_dataset(struct gt_sink *s, hid_t ds, hid_t ftype, struct gt_dia
 	return 0;
 }
 
+/* Chunks of at most GT_SINK_CHUNK_VALUES values: whole trailing axes
+ * while they fit, then part of the next, 1 along the axes before it. */
+static void chunk_dims(const struct gt_tensor_info *t, hsize_t *c)
+{
+	uint64_t budget = GT_SINK_CHUNK_VALUES;
+
+	for (unsigned k = t->rank; k-- > 0;) {
+		const uint64_t dk = t->dims[k] ? t->dims[k] : 1;
+
+		c[k] = dk <= budget ? dk : budget;
+		budget = dk <= budget ? budget / dk : 1;
+	}
+}
+
+/* The dataset creation list of the current tensor: with filter 400 when
+ * gt_sink_set_filter asked for it (not for a scalar or an empty one, which
+ * HDF5 cannot chunk), else the sink's own.  -1 on failure. */
+static hid_t filtered_dcpl(const struct gt_sink *s)
+{
+	const struct h5_sink *h = s->priv;
+	const struct gt_tensor_info *t = &s->info;
+	unsigned cd[sizeof(s->filter_cd) / sizeof(s->filter_cd[0])];
+	hsize_t c[GT_MAX_RANK];
+	hid_t p;
+
+	if (!s->filter_n || !t->rank || !t->count)
+		return h->dcpl;
+	memcpy(cd, s->filter_cd, sizeof(cd));
+	cd[GT_H5Z_CD_DTYPE] = (unsigned)t->dtype; /* bf16 is stored as uint16 */
+	cd[GT_H5Z_CD_CHUNK] = 0;                  /* set_local's */
+	chunk_dims(t, c);
+	p = H5Pcopy(h->dcpl);
+	if (p >= 0 && (H5Pset_chunk(p, (int)t->rank, c) < 0 ||
+		       H5Pset_filter(p, GT_H5Z_ID, H5Z_FLAG_MANDATORY, s->filter_n, cd) < 0)) {
+		H5Pclose(p);
+		p = -1;
+	}
+	return p;
+}
+
+/* Why H5Dcreate2 failed: the filter's own message when it refused. */
+static herr_t filter_msg(unsigned n, const H5E_error2_t *e, void *op)
+{
+	(void)n;
+	if (e->desc && !strncmp(e->desc, "gtool filter: ", 14) && !*(char *)op)
+		snprintf(op, 160, "%s", e->desc + 14);
+	return 0;
+}
+
+static int create_error(const struct gt_sink *s, struct gt_diag *d)
+{
+	char why[160] = "";
+
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, filter_msg, why);
+	if (*why)
+		return gt_diag_set(d, GT_ERR(INVAL), "cannot create dataset %s: %s",
+				   s->info.name, why);
+	return gt_diag_set(d, GT_ERR(IO), "cannot create dataset %s", s->info.name);
+}
+
 static int h5_sink_end(struct gt_sink *s, struct gt_diag *d)
 {
 	struct h5_sink *h = s->priv;
@@ -869,14 +1017,17 @@ static int h5_sink_end(struct gt_sink *s, struct gt_diag *d)
 	hid_t ds = -1;
 	int rc;
 
+	const hid_t dcpl = filtered_dcpl(s);
+
 	quiet();
-	if (ftype >= 0 && space >= 0 && make_parents(h, s->info.name) >= 0)
-		ds = H5Dcreate2(h->file, s->info.name, ftype, space, H5P_DEFAULT, h->dcpl,
+	if (ftype >= 0 && space >= 0 && dcpl >= 0 && make_parents(h, s->info.name) >= 0)
+		ds = H5Dcreate2(h->file, s->info.name, ftype, space, H5P_DEFAULT, dcpl,
 				H5P_DEFAULT);
-	rc = ds < 0 ? gt_diag_set(d, GT_ERR(IO), "cannot create dataset %s", s->info.name)
-		    : write_dataset(s, ds, ftype, d);
+	rc = ds < 0 ? create_error(s, d) : write_dataset(s, ds, ftype, d);
 	if (ds >= 0)
 		H5Dclose(ds);
+	if (dcpl >= 0 && dcpl != h->dcpl)
+		H5Pclose(dcpl);
 	if (space >= 0)
 		H5Sclose(space);
 	if (ftype >= 0)

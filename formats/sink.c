@@ -51,8 +51,8 @@ static int open_target(struct gt_sink *s, struct gt_diag *d)
 	return 0;
 }
 
-int gt_sink_open(const char *path, const struct gt_sink_opts *o,
-		 struct gt_sink **sink_ret, struct gt_diag *d)
+static int open_sink(const char *path, const struct gt_sink_opts *o, int v110,
+		     struct gt_sink **sink_ret, struct gt_diag *d)
 {
 	const int to_stdout = !strcmp(path, "-");
 	enum gt_kind k = o ? o->kind : GT_KIND_AUTO;
@@ -75,6 +75,7 @@ int gt_sink_open(const char *path, const struct gt_sink_opts *o,
 	s->kind = k;
 	s->to_stdout = to_stdout;
 	s->force = o ? o->force : 0;
+	s->v110_index = v110;
 	s->path = strdup(path);
 	if (!s->path) {
 		free(s);
@@ -89,6 +90,18 @@ int gt_sink_open(const char *path, const struct gt_sink_opts *o,
 	}
 	*sink_ret = s;
 	return 0;
+}
+
+int gt_sink_open(const char *path, const struct gt_sink_opts *o,
+		 struct gt_sink **sink_ret, struct gt_diag *d)
+{
+	return open_sink(path, o, 0, sink_ret, d);
+}
+
+int gt_sink_open_v110(const char *path, const struct gt_sink_opts *o,
+		      struct gt_sink **sink_ret, struct gt_diag *d)
+{
+	return open_sink(path, o, 1, sink_ret, d);
 }
 
 int gt_sink_group(struct gt_sink *s, const struct gt_group_info *g,
@@ -106,6 +119,16 @@ int gt_sink_object(struct gt_sink *s, const struct gt_object *o, struct gt_diag 
 		return gt_diag_set(d, GT_ERR(INVAL), "object %s inside tensor %s",
 				   o->name, s->info.name);
 	return s->ops->object ? s->ops->object(s, o, d) : 0;
+}
+
+int gt_sink_set_filter(struct gt_sink *s, const unsigned *cd, size_t n)
+{
+	if (n > sizeof(s->filter_cd) / sizeof(s->filter_cd[0]))
+		return GT_ERR(INVAL);
+	if (n)
+		memcpy(s->filter_cd, cd, n * sizeof(*cd));
+	s->filter_n = n;
+	return 0;
 }
 
 int gt_sink_begin(struct gt_sink *s, const struct gt_tensor_info *t,

@@ -38,11 +38,14 @@ struct gt_sink {
 	FILE *f;         /* raw, npy: the temporary file or stdout */
 	int to_stdout;
 	int force;
+	int v110_index;  /* gt_sink_open_v110 */
 	int committed;
 	int in_tensor;
 	size_t ntensors; /* begun so far */
 	struct gt_tensor_info info; /* the current tensor: own name and attrs */
 	uint64_t written;           /* values of the current tensor so far */
+	unsigned filter_cd[8]; /* gt_sink_set_filter: filter 400's cd_values */
+	size_t filter_n;       /* 0: no filter */
 	void *priv;
 };
 

@@ -35,11 +35,16 @@ struct gt_codec_params {
  * The optimizer context of the values being coded, for codecs that need
  * it (gcomp): arrays parallel to the values, f32, or NULL when absent
  * (a state buffer before its first step).  Which buffers: see
- * gt_optim_state_name().
+ * gt_optim_state_name().  f16 and bf16 values are exact in f32.  For f64
+ * values, @param64 and @state64 hold the same arrays unrounded: gcomp's
+ * mode=exact needs them (it steps in float64, as PyTorch does), the
+ * other modes use them when given.
  */
 struct gt_codec_aux {
 	const float *param;    /* theta_{t-1}, before the step */
 	const float *state[2]; /* the optimizer state before the step */
+	const double *param64;    /* f64 values: theta_{t-1}; NULL: absent */
+	const double *state64[2]; /* f64 values: the state; NULL: absent */
 };
 
 struct gt_codec;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "gt_error.h"
+#include "gt_float.h"
 
 /* Stable ids: written into .gtz codec parameters. */
 enum gt_optim_kind {
@@ -117,6 +118,54 @@ int gt_optim_step(const struct gt_optim *o, size_t n, const float *g,
 		  float *param_out, float *s0_out, float *s1_out);
 
 /*
+ * Steps in the trace's own dtype.  PyTorch steps a parameter in its dtype:
+ * float64 with the float32 recipe's operations (the same fused
+ * multiply-adds) in double and the hyper-parameters unrounded; bfloat16
+ * and float16 one tensor operation at a time, each computed in float and
+ * rounded to the dtype (round to nearest even), scalars rounded to the
+ * dtype where PyTorch 1.13's CPU kernels round them (gt_optim.c lists
+ * each operation).  Arrays are of double for GT_DT_F64 and of float
+ * otherwise (f16 and bf16 values, which float holds exactly; a value that
+ * is not one is rounded to the dtype first).
+ */
+
+/* bfloat16 add(x, y, alpha) in PyTorch 1.13 on an AVX2 CPU: a fused
+ * multiply-add in float over the tensor's first n - n % 32 values (the
+ * vectorized loop), two roundings to bfloat16 over the last n % 32. */
+#define GT_OPTIM_BF16_VEC 32
+
+/*
+ * gt_optim_vec_end - how many of the @n values that start at value @first
+ * of a tensor of @total values take PyTorch's vectorized loop: @n for
+ * every dtype but bf16 (whose two loops round differently).
+ */
+size_t gt_optim_vec_end(enum gt_dtype dt, uint64_t first, uint64_t total, size_t n);
+
+/*
+ * gt_optim_dtype_check - whether PyTorch 1.13 can step values of @dt with
+ * @o's optimizer on the CPU: float16 has no addcmul there, so AdaGrad,
+ * RMSProp, Adam and AdamW raise "not implemented for 'Half'".
+ * @return 0; GT_ERR(UNSUPPORTED) with @d (may be NULL) saying "<where>:
+ *	adam cannot step f16 values (PyTorch 1.13 has no float16 addcmul on
+ *	the CPU)"; GT_ERR(TYPE) for GT_DT_NONE.
+ */
+int gt_optim_dtype_check(const struct gt_optim *o, enum gt_dtype dt, const char *where,
+			 struct gt_diag *d);
+
+/*
+ * gt_optim_step_dt - gt_optim_step() in dtype @dt (arrays as above; f32 is
+ * gt_optim_step() itself).  Values [0, @vec_end) take PyTorch's vectorized
+ * loop, the others its scalar loop (gt_optim_vec_end(); it matters for
+ * bf16 only).
+ * @return as gt_optim_step(); also GT_ERR(UNSUPPORTED) where
+ *	gt_optim_dtype_check() refuses, GT_ERR(TYPE) for GT_DT_NONE.
+ * Thread safety: pure function; no allocation.
+ */
+int gt_optim_step_dt(const struct gt_optim *o, enum gt_dtype dt, size_t n, size_t vec_end,
+		     const void *g, const void *param, const void *s0, const void *s1,
+		     void *param_out, void *s0_out, void *s1_out);
+
+/*
  * gt_optim_delta - GComp's quantization metric δ (Table 2 and Appendix A of
  * the GComp paper) of each gradient value, in double: about how many
  * times |η'g| (the gradient's share of the update) fits into the rest of
@@ -135,6 +184,15 @@ int gt_optim_delta(const struct gt_optim *o, size_t n, const float *g,
 		   const float *param, const float *s0, const float *s1,
 		   double *delta);
 
+/*
+ * gt_optim_delta_dt - gt_optim_delta() of values of @dt (arrays as for
+ * gt_optim_step_dt(): double for f64, so that δ sees θ and the state
+ * unrounded).
+ */
+int gt_optim_delta_dt(const struct gt_optim *o, enum gt_dtype dt, size_t n,
+		      const void *g, const void *param, const void *s0, const void *s1,
+		      double *delta);
+
 /* The ULP distance gt_optim_compare() reports when a NaN differs. */
 #define GT_OPTIM_ULP_NAN UINT64_MAX
 
@@ -152,5 +210,13 @@ int gt_optim_delta(const struct gt_optim *o, size_t n, const float *g,
  */
 int gt_optim_compare(size_t n, const float *a, const float *b,
 		     uint64_t *identical, uint64_t *max_ulp, double *max_rel);
+
+/*
+ * gt_optim_compare_dt - gt_optim_compare() of values of @dt (arrays as for
+ * gt_optim_step_dt()), ULPs counted in @dt (a bf16 ULP is 2^16 float ULPs).
+ * @return 0; GT_ERR(INVAL) for NULL arrays with @n > 0; GT_ERR(TYPE).
+ */
+int gt_optim_compare_dt(enum gt_dtype dt, size_t n, const void *a, const void *b,
+			uint64_t *identical, uint64_t *max_ulp, double *max_rel);
 
 #endif

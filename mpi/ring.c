@@ -134,7 +134,7 @@ static int encode(struct ring *r, size_t off, size_t m, unsigned char *dst,
 		  size_t *len_ret)
 {
 	const float *src = r->buf + off;
-	struct gt_codec_aux aux = { NULL, { NULL, NULL } };
+	struct gt_codec_aux aux = { .param = NULL }; /* f32: no 64-bit arrays */
 	const double t0 = now();
 	size_t ml = 0, pl = 0;
 	int rc;

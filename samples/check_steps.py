@@ -136,6 +136,129 @@ def step_one(opt, S, f, name, t):
     return p + (f32(-(lr / (1 - b1 ** t))) * m) / den
 
 
+# ---------------------------------------------------------------------------
+# float64, bfloat16 and float16: the same operations in PyTorch's order,
+# each a tensor operation of torch 1.13 on the CPU (lib/gt_optim.c has the
+# same list):
+#   float64   every operation in double, add(x, y, alpha=a) = fma(y, a, x),
+#             addcmul(x, y, z, value=v) = fma(v*y, z, x), addcdiv
+#             x + (v*y)/z rounded three times, hyperparameters unrounded
+#   bf16/f16  each operation in float32, its result rounded to the dtype R();
+#             the scalar of add/mul/div/add-scalar rounded too, S(s) =
+#             R(f32(s)); the value of addcmul/addcdiv only to float32:
+#               add(x, y, alpha=a)  bf16, vectorized loop: R(fma(y, S(a), x))
+#                                   bf16, last n % 32 values, and f16:
+#                                   R(x + R(S(a) * y))
+#               mul(x, s) R(x*S(s)), div(x, s) R(x/S(s)), add(x, s) R(x+S(s)),
+#               sqrt(x) R(sqrt(x)), addcmul R(fma(f32(v)*y, z, x)),
+#               addcdiv R(x + (f32(v)*y)/z)
+#             (float16 has no addcmul or sqrt on the CPU: SGD family only)
+
+def fma64(a, b, c):
+    """Exact float64 fma, element by element (slow; the traces are small)."""
+    from fractions import Fraction as F
+    a, b, c = np.broadcast_arrays(np.asarray(a, f64), np.asarray(b, f64), np.asarray(c, f64))
+    return np.array([float(F(x) * F(y) + F(z)) for x, y, z in zip(a.ravel(), b.ravel(),
+                                                                    c.ravel())]).reshape(a.shape)
+
+
+def bf16_round(x):
+    u = np.asarray(x, f32).view(np.uint32).astype(np.uint64)
+    return (((u + 0x7FFF + ((u >> 16) & 1)) >> 16) << 16).astype(np.uint32).view(f32)
+
+
+class Ops:
+    def __init__(self, dt, n):
+        self.dt, self.tail = dt, (n - n % 32 if dt == "bf16" else 0)
+
+    def R(self, x):
+        if self.dt == "bf16":
+            return bf16_round(x)
+        return np.asarray(x, f32).astype(np.float16).astype(f32)
+
+    def S(self, s):
+        return float(s) if self.dt == "f64" else self.R(np.array([s], f32))[0]
+
+    def add(self, x, y, a):
+        if self.dt == "f64":
+            return fma64(y, a, x)
+        a = self.S(a)
+        out = self.R(x + self.R(a * y))
+        if self.dt == "bf16":
+            out[:self.tail] = self.R(fma(y, a, x))[:self.tail]
+        return out
+
+    def op(self, v):  # the result of an elementwise operation on tensors
+        return v if self.dt == "f64" else self.R(v)
+
+    def mul(self, x, s):
+        return self.op(x * self.S(s))
+
+    def div(self, x, s):
+        return self.op(x / self.S(s))
+
+    def adds(self, x, s):
+        return self.op(x + self.S(s))
+
+    def sqrt(self, x):
+        return self.op(np.sqrt(x))
+
+    def addcmul(self, x, y, z, v):
+        return fma64(v * y, z, x) if self.dt == "f64" else self.R(fma(f32(v) * y, z, x))
+
+    def addcdiv(self, x, y, z, v):
+        return x + (v * y) / z if self.dt == "f64" else self.R(x + (f32(v) * y) / z)
+
+
+def read(ds):
+    a = ds[()]
+    if ds.attrs.get("dtype") in ("bfloat16", b"bfloat16"):
+        return (a.astype(np.uint32) << 16).view(f32), "bf16"
+    if a.dtype == np.float64:
+        return a, "f64"
+    return a.astype(f32), ("f16" if a.dtype == np.float16 else "f32")
+
+
+def step_dtype(opt, S, f, name, t):
+    """One step in the trace's dtype; returns (theta_t as float32/float64, dt)."""
+    A = lambda k, d=None: attr(S, f, k, d)
+    g, dt = read(S["grad"][name])
+    p, _ = read(S["param"][name])
+    st = lambda b: read(S["state/%s/%s" % (b, name)])[0] if "state/%s/%s" % (b, name) in S else None
+    o = Ops(dt, g.size)
+    g, p = g.ravel(), p.ravel()
+    st1 = lambda b: None if st(b) is None else st(b).ravel()
+    lr, wd = float(A("lr")), float(A("weight_decay", 0.0))
+    if wd != 0 and opt != "adamw":
+        g = o.add(g, p, wd)
+    if opt == "sgd":
+        mom, damp, nest = float(A("momentum", 0)), float(A("dampening", 0)), int(A("nesterov", 0))
+        if mom != 0:
+            buf = st1("momentum_buffer")
+            buf = g.copy() if buf is None else o.add(o.mul(buf, mom), g, 1 - damp)
+            g = o.add(g, buf, mom) if nest else buf
+        return o.add(p, g, -lr).reshape(S["param"][name].shape), dt
+    if opt in ("adagrad", "rmsprop"):
+        buf = st1("sum" if opt == "adagrad" else "square_avg")
+        buf = np.zeros_like(g) if buf is None else buf
+        if opt == "adagrad":
+            buf = o.addcmul(buf, g, g, 1)
+            clr = lr / (1 + (t - 1) * float(A("lr_decay", 0.0)))
+        else:
+            buf = o.addcmul(o.mul(buf, float(A("alpha"))), g, g, 1 - float(A("alpha")))
+            clr = lr
+        den = o.adds(o.sqrt(buf), float(A("eps")))
+        return o.addcdiv(p, g, den, -clr).reshape(S["param"][name].shape), dt
+    b1, b2 = (float(x) for x in A("betas"))
+    if opt == "adamw":
+        p = o.mul(p, 1 - lr * wd)
+    m, v = st1("exp_avg"), st1("exp_avg_sq")
+    m = o.add(o.mul(np.zeros_like(g) if m is None else m, b1), g, 1 - b1)
+    v = o.addcmul(o.mul(np.zeros_like(g) if v is None else v, b2), g, g, 1 - b2)
+    den = o.adds(o.div(o.sqrt(v), math.sqrt(1 - b2 ** t)), float(A("eps")))
+    return o.addcdiv(p, m, den, -(lr / (1 - b1 ** t))).reshape(S["param"][name].shape), dt
+
+
 def main(paths):
     bad = 0
     for path in paths:
@@ -150,9 +273,14 @@ def main(paths):
                 t = int(S.attrs["step"])
                 same = total = 0
                 for name in S["grad"]:
-                    out = step_one(opt, S, f, name, t)
-                    ref = S["param_next"][name][()]
-                    same += int(np.count_nonzero(out.view(np.uint32) == ref.view(np.uint32)))
+                    dt = read(S["grad"][name])[1]
+                    if dt == "f32":
+                        out = step_one(opt, S, f, name, t)
+                    else:
+                        out = step_dtype(opt, S, f, name, t)[0]
+                    ref = read(S["param_next"][name])[0]
+                    w = np.uint64 if dt == "f64" else np.uint32
+                    same += int(np.count_nonzero(out.view(w) == ref.view(w)))
                     total += ref.size
                 print("%s %s %s: %d/%d bit-identical" % (path, s, opt, same, total))
                 bad += same != total
@@ -163,4 +291,8 @@ if __name__ == "__main__":
     sys.exit(main(sys.argv[1:] or ["samples/mlp_sgd.h5", "samples/cnn_adam.h5",
                                    "samples/lstm_adamw.h5", "samples/mlp_nesterov.h5",
                                    "samples/mlp_adagrad.h5", "samples/mlp_rmsprop.h5",
-                                   "samples/mlp_sgd_plain.h5"]))
+                                   "samples/mlp_sgd_plain.h5"] +
+                  ["samples/%s_%s.h5" % (d, o) for d, os_ in (
+                      ("f64", ("momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw")),
+                      ("bf16", ("momentum", "adagrad", "rmsprop", "adam", "adamw")),
+                      ("f16", ("momentum", "nesterov"))) for o in os_]))

@@ -5,7 +5,8 @@ Run from the repository root (CPU only, about a minute):
 
     /usr/bin/python3 samples/make_traces.py            # everything
     /usr/bin/python3 samples/make_traces.py adagrad    # only the named runs
-                    (mlp cnn lstm nesterov adagrad rmsprop sgd_plain small)
+                    (mlp cnn lstm nesterov adagrad rmsprop sgd_plain small
+                     f64 bf16 f16 fixtures)
 
 Writes, in samples/:
 
@@ -19,6 +20,11 @@ Writes, in samples/:
     dtypes.h5      one gradient as f32, f16, f64 and bf16, plus int64 /labels
     grads.f32      that same gradient, raw little-endian float32
     grads.npy      that same gradient, .npy, 2-D
+    f64_*.h5       MLP 64-20-10 in float64: momentum, nesterov, adagrad,
+                   rmsprop, adam, adamw (steps 1, 2, 10)
+    bf16_*.h5      the same in bfloat16: momentum, adagrad, rmsprop, adam, adamw
+    f16_*.h5       the same in float16: momentum, nesterov (PyTorch 1.13 steps
+                   no other optimizer in Half on the CPU)
 
 The layout is the one of DESIGN.md ("The trace layout in HDF5"). The function
 dump_step() below is self-contained: copy it into your own training loop.
@@ -193,10 +199,12 @@ def batches(n, bs, gen):
             yield perm[i:i + bs]
 
 
-def train_classifier(path, model, model_desc, optimizer, shape, steps, total):
+def train_classifier(path, model, model_desc, optimizer, shape, steps, total, dtype=None):
     import torch
     import torch.nn.functional as F
     xtr, ytr, xte, yte = digits()
+    if dtype is not None:  # the whole run in float64 or bfloat16: data, model, optimizer
+        xtr, xte = xtr.to(dtype), xte.to(dtype)
     gen = torch.Generator().manual_seed(SEED)
     it = batches(len(ytr), 32, gen)
     with open_trace(path, model_desc, "sklearn digits 8x8 (1500 train / 297 test), x/16") as f:
@@ -351,6 +359,105 @@ def make_sgd_plain():
                    lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=0, weight_decay=1e-4))
 
 
+DTYPE_OPTS = {
+    "momentum": ("SGD momentum", lambda ps: __import__("torch").optim.SGD(
+        ps, lr=0.05, momentum=0.9, dampening=0.1, weight_decay=1e-4)),
+    "nesterov": ("SGD Nesterov", lambda ps: __import__("torch").optim.SGD(
+        ps, lr=0.05, momentum=0.9, weight_decay=1e-4, nesterov=True)),
+    "adagrad": ("Adagrad", lambda ps: __import__("torch").optim.Adagrad(
+        ps, lr=0.05, lr_decay=1e-4, weight_decay=1e-4, eps=1e-10)),
+    "rmsprop": ("RMSprop", lambda ps: __import__("torch").optim.RMSprop(
+        ps, lr=0.01, alpha=0.99, eps=1e-8, weight_decay=1e-4)),
+    "adam": ("Adam", lambda ps: __import__("torch").optim.Adam(ps, lr=1e-3, weight_decay=1e-4)),
+    "adamw": ("AdamW", lambda ps: __import__("torch").optim.AdamW(ps, lr=3e-3, weight_decay=0.01)),
+}
+DTYPE_RUNS = {"f64": ("momentum", "nesterov", "adagrad", "rmsprop", "adam", "adamw"),
+              "bf16": ("momentum", "adagrad", "rmsprop", "adam", "adamw"),
+              "f16": ("momentum", "nesterov")}
+
+
+def make_dtype_traces(dt):
+    """Tiny MLP 64-20-10 traces whose every tensor is float64, bfloat16 or
+    float16: steps 1, 2 and 10 of 10. Layer sizes give tensors of 1280, 20,
+    200 and 10 values: PyTorch 1.13's CPU kernels round bfloat16 differently
+    in the last n mod 32 values of a tensor, and 20, 200 and 10 have such a
+    tail. PyTorch 1.13 has no Half addcmul on the CPU, so float16 gets only
+    the SGD family; its forward/backward runs in float32 (no Half matmul on
+    the CPU either) and the gradients are rounded to float16 for the step."""
+    import torch
+    import torch.nn as nn
+    dtype = {"f64": torch.float64, "bf16": torch.bfloat16, "f16": torch.float16}[dt]
+    for opt in DTYPE_RUNS[dt]:
+        desc, make_opt = DTYPE_OPTS[opt]
+        fname = "%s_%s.h5" % (dt, opt)
+        setup()
+        model = nn.Sequential(nn.Linear(64, 20), nn.ReLU(), nn.Linear(20, 10))
+        mdesc = "MLP 64-20-10 ReLU (nn.Sequential), %s, %s" % (dt, desc)
+        if dt == "f16":
+            make_f16_trace(fname, model, mdesc, make_opt)
+            continue
+        model = model.to(dtype)
+        train_classifier(os.path.join(HERE, fname), model, mdesc, make_opt(model.parameters()),
+                         (-1, 64), {1, 2, 10}, 10, dtype=dtype)
+
+
+def make_f16_trace(fname, model, desc, make_opt):
+    """float16 parameters stepped by a float16 optimizer, gradients from a
+    float32 copy of the model (rounded to float16)."""
+    import torch
+    import torch.nn.functional as F
+    xtr, ytr, _, _ = digits()
+    half = torch.nn.Sequential(*[torch.nn.Linear(m.in_features, m.out_features)
+                                 if isinstance(m, torch.nn.Linear) else m for m in model])
+    half = half.to(torch.float16)
+    with torch.no_grad():
+        for ph, p in zip(half.parameters(), model.parameters()):
+            ph.copy_(p)
+    opt = make_opt(half.parameters())
+    gen = torch.Generator().manual_seed(SEED)
+    it = batches(len(ytr), 32, gen)
+    with open_trace(os.path.join(HERE, fname), desc,
+                    "sklearn digits 8x8 (1500 train / 297 test), x/16; forward and "
+                    "backward in float32, gradients rounded to float16") as f:
+        for step in range(1, 11):
+            idx = next(it)
+            with torch.no_grad():
+                for ph, p in zip(half.parameters(), model.parameters()):
+                    p.copy_(ph)
+            model.zero_grad(set_to_none=True)
+            F.cross_entropy(model(xtr[idx]), ytr[idx]).backward()
+            for ph, p in zip(half.parameters(), model.parameters()):
+                ph.grad = p.grad.to(torch.float16)
+            if step in (1, 2, 10):
+                dump_step(f, step, half, opt)
+            else:
+                opt.step()
+    print("  %s" % fname)
+
+
+def make_fixtures():
+    """tests/fixtures/f16_adam.h5: step 1 of f16_momentum.h5 relabelled as
+    Adam, a trace PyTorch 1.13 cannot make (no float16 addcmul on the CPU):
+    gtool must refuse to step it."""
+    import h5py
+    import numpy as np
+    out = os.path.join(HERE, "..", "tests", "fixtures", "f16_adam.h5")
+    with h5py.File(os.path.join(HERE, "f16_momentum.h5"), "r") as src, \
+            h5py.File(out, "w", libver="earliest") as f:
+        f.attrs["optimizer"] = "adam"
+        f.attrs["lr"] = np.float64(1e-3)
+        f.attrs["betas"] = np.array([0.9, 0.999])
+        f.attrs["eps"] = np.float64(1e-8)
+        f.attrs["weight_decay"] = np.float64(0)
+        f.attrs["created_by"] = "samples/make_traces.py (make_fixtures)"
+        g = f.create_group("step_000001")
+        g.attrs["step"] = np.int64(1)
+        for role in ("grad", "param"):
+            for name, ds in src["step_000001/" + role].items():
+                g.create_dataset("%s/%s" % (role, name), data=ds[()], track_times=False)
+    print("  tests/fixtures/f16_adam.h5")
+
+
 def bf16_bits(x32):
     """float32 array -> uint16 bfloat16 patterns, round to nearest even."""
     import numpy as np
@@ -384,7 +491,9 @@ def make_small_files():
 
 RUNS = {"mlp": make_mlp, "cnn": make_cnn, "lstm": make_lstm, "nesterov": make_nesterov,
         "adagrad": make_adagrad, "rmsprop": make_rmsprop, "sgd_plain": make_sgd_plain,
-        "small": lambda: make_small_files()}
+        "small": lambda: make_small_files(),
+        "f64": lambda: make_dtype_traces("f64"), "bf16": lambda: make_dtype_traces("bf16"),
+        "f16": lambda: make_dtype_traces("f16"), "fixtures": make_fixtures}
 
 
 def main(names):

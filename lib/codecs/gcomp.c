@@ -59,12 +59,13 @@
  * Levels: full, multi-quant: the highest l with |δ| > 2^(levels[l] +
  * margin), δ from gt_optim_delta(), else 0 (NaN δ: 0).  single-quant:
  * 3.  zero-prune: 0.  exact: the highest l whose truncated g gives a
- * float32 θ_t (gt_optim_step) bit-identical to the one of g; one step on
+ * θ_t (gt_optim_step_dt) bit-identical to the one of g; one step on
  * the chunk for g, then one per candidate level 3, 2, 1 (and one for
  * "pruned" when the chunk holds subnormals), each on the whole chunk.
- * Inf and NaN (exponent all ones) are always level 0.  bf16, f16, f64:
- * δ and the steps take the values converted to float32 (exact but for
- * f64).
+ * Inf and NaN (exponent all ones) are always level 0.  The steps are in
+ * the values' dtype (gt_optim_step_dt: f64 in double from aux's 64-bit
+ * arrays, which mode exact requires; bf16 on both of PyTorch's loops);
+ * δ is in double from the values (f64: the 64-bit arrays when given).
  *
  * Stats: level0..level3 count carriers, pruned counts the values coded
  * by their exponent token alone: ±0.0 and flushed subnormals (n - mc).
@@ -143,6 +144,8 @@ static int gc_new(const struct gt_codec_params *p, const struct gt_kv *kv,
 	rc = gc_parse_opts(c, kv, nkv, d);
 	if (rc == 0 && p->optim) {
 		rc = gt_optim_check(p->optim, "codec gcomp", d);
+		if (rc == 0)
+			rc = gt_optim_dtype_check(p->optim, p->dtype, "codec gcomp", d);
 		c->optim_copy = *p->optim;
 		c->optim = &c->optim_copy;
 	}
@@ -205,10 +208,11 @@ static int scratch(struct gc_ctx *c, size_t n)
 	scratch_free(c);
 	c->tv = malloc(n * c->width);
 	c->lv = malloc(n);
-	c->gf = malloc(n * sizeof(float));
-	c->cand = malloc(n * sizeof(float));
-	c->ref = malloc(n * sizeof(float));
-	c->out = malloc(n * sizeof(float));
+	/* exact mode steps in doubles for f64, twice (two loops) for bf16 */
+	c->gf = malloc(n * (c->dt == GT_DT_F64 ? sizeof(double) : sizeof(float)));
+	c->cand = malloc(n * (c->dt == GT_DT_F64 ? sizeof(double) : sizeof(float)));
+	c->ref = malloc(n * (c->dt == GT_DT_F32 ? sizeof(float) : sizeof(double)));
+	c->out = malloc(n * (c->dt == GT_DT_F32 ? sizeof(float) : sizeof(double)));
 	c->delta = malloc(n * sizeof(double));
 	c->lbuf = malloc(n / 4 + 1 + GC_SLACK);
 	c->mbuf = malloc(n * 4 + GC_SLACK);
@@ -794,17 +798,27 @@ static int levels_f32(struct gc_ctx *c, const struct gc_dplan *q, const float *g
 static int levels_delta(struct gc_ctx *c, const void *src, size_t n,
 			const struct gt_codec_aux *aux, uint64_t *cnt)
 {
-	const float *g = grads_f32(c, src, n);
 	const double t1 = c->thr[1], t2 = c->thr[2], t3 = c->thr[3];
 	const uint64_t emax = (UINT64_C(1) << c->eb) - 1;
 	const double *const delta = c->delta;
 	uint8_t *const lv = c->lv;
 	struct gc_dplan q;
+	const float *g = NULL;
 
 	if (c->dt == GT_DT_F32 && dplan_init(&q, c, aux) == 0)
 		return levels_f32(c, &q, src, n, aux, cnt);
-	GT_TRY(gt_optim_delta(c->optim, n, g, aux->param, aux->state[0],
-			      aux->state[1], c->delta));
+	if (c->dt == GT_DT_F64 && aux->param64) { /* δ of the unrounded values */
+		double *const gd = (double *)(void *)c->gf;
+
+		for (size_t i = 0; i < n; i++)
+			gd[i] = gt_f64_from_bits(gt_fp_load(src, GT_DT_F64, i));
+		GT_TRY(gt_optim_delta_dt(c->optim, GT_DT_F64, n, gd, aux->param64,
+					 aux->state64[0], aux->state64[1], c->delta));
+	} else {
+		g = grads_f32(c, src, n);
+		GT_TRY(gt_optim_delta(c->optim, n, g, aux->param, aux->state[0],
+				      aux->state[1], c->delta));
+	}
 	if (c->dt == GT_DT_F32) {
 		for (size_t i = 0; i < n; i++) {
 			const double a = fabs(delta[i]);
@@ -842,25 +856,84 @@ static int same_theta(float a, float b)
 {
 	return !memcmp(&a, &b, sizeof(a)) || (isnan(a) && isnan(b));
 }
+static int same_theta64(double a, double b)
+{
+	return !memcmp(&a, &b, sizeof(a)) || (isnan(a) && isnan(b));
+}
+
+/*
+ * The step of mode exact, in the values' dtype as PyTorch takes it
+ * (gt_optim_step_dt): @g and @out are float, double for f64 (θ and the
+ * state then from aux's 64-bit arrays).  bf16 steps twice, on PyTorch's
+ * vectorized loop into @out and on its scalar loop into @out + n (floats):
+ * where a value falls in its tensor is not known here, so a candidate
+ * must keep θ_t on both.
+ */
+static int exact_step(const struct gc_ctx *c, size_t n, const void *g,
+		      const struct gt_codec_aux *aux, void *out)
+{
+	const struct gt_optim *o = c->optim;
+
+	switch (c->dt) {
+	case GT_DT_F64:
+		return gt_optim_step_dt(o, GT_DT_F64, n, n, g, aux->param64, aux->state64[0],
+					aux->state64[1], out, NULL, NULL);
+	case GT_DT_BF16:
+		GT_TRY(gt_optim_step_dt(o, c->dt, n, 0, g, aux->param, aux->state[0],
+					aux->state[1], (float *)out + n, NULL, NULL));
+		break;
+	case GT_DT_F16:
+	case GT_DT_F32:
+	case GT_DT_NONE:
+		break;
+	}
+	return gt_optim_step_dt(o, c->dt, n, n, g, aux->param, aux->state[0], aux->state[1],
+				out, NULL, NULL);
+}
+
+/* Whether candidate value @i kept θ_t (exact_step's arrays). */
+static int exact_same(const struct gc_ctx *c, size_t n, size_t i)
+{
+	if (c->dt == GT_DT_F64)
+		return same_theta64(((const double *)(const void *)c->out)[i],
+				    ((const double *)(const void *)c->ref)[i]);
+	if (c->dt == GT_DT_BF16 && !same_theta(c->out[n + i], c->ref[n + i]))
+		return 0;
+	return same_theta(c->out[i], c->ref[i]);
+}
+
+/* Set candidate @i to the value of bits @u (float, double for f64). */
+static void set_cand(struct gc_ctx *c, size_t i, uint64_t u)
+{
+	if (c->dt == GT_DT_F64)
+		((double *)(void *)c->cand)[i] = gt_f64_from_bits(u);
+	else
+		c->cand[i] = to_f32(u, c->dt);
+}
 
 /* Exact: one pass of candidates at level @l (-1: pruned) for the values
  * still undecided (lv == 0xff); those whose θ_t matches get it. */
-static int exact_pass(struct gc_ctx *c, const void *src, size_t n, const float *g,
+static int exact_pass(struct gc_ctx *c, const void *src, size_t n,
 		      const struct gt_codec_aux *aux, int l)
 {
 	const uint64_t smask = UINT64_C(1) << (c->eb + c->mb);
+	const uint64_t emask = ((UINT64_C(1) << c->eb) - 1) << c->mb;
+	/* pruning is for subnormals; f32 keeps its bytes (its passes, scalar
+	 * and AVX-512, try every undecided value, normal ones too) */
+	const int any = l >= 0 || c->dt == GT_DT_F32;
 
 	for (size_t i = 0; i < n; i++) {
 		const uint64_t u = gt_fp_load(src, c->dt, i);
 
-		c->cand[i] = g[i];
-		if (c->lv[i] == 0xff)
-			c->cand[i] = to_f32(l < 0 ? u & smask : trunc_bits(u, c->lev[l]), c->dt);
+		if (c->lv[i] != 0xff || (!any && (u & emask)))
+			set_cand(c, i, u);
+		else
+			set_cand(c, i, l < 0 ? u & smask : trunc_bits(u, c->lev[l]));
 	}
-	GT_TRY(gt_optim_step(c->optim, n, c->cand, aux->param, aux->state[0],
-			     aux->state[1], c->out, NULL, NULL));
+	GT_TRY(exact_step(c, n, c->cand, aux, c->out));
 	for (size_t i = 0; i < n; i++) {
-		if (c->lv[i] != 0xff || !same_theta(c->out[i], c->ref[i]))
+		if (c->lv[i] != 0xff || !exact_same(c, n, i) ||
+		    (!any && (gt_fp_load(src, c->dt, i) & emask)))
 			continue;
 		if (l < 0) {
 			/* pruned: a zero of the value's sign, coded without a word */
@@ -920,17 +993,20 @@ static void exact_avx512(struct gc_ctx *c, const float *g, size_t n,
 static int levels_exact(struct gc_ctx *c, const void *src, size_t n,
 			const struct gt_codec_aux *aux)
 {
-	const float *g = grads_f32(c, src, n);
 	const uint64_t emask = ((UINT64_C(1) << c->eb) - 1) << c->mb;
 	const uint64_t mag = (UINT64_C(1) << (c->eb + c->mb)) - 1;
 	size_t nsub = 0, undecided = 0;
 
 	if (c->dt == GT_DT_F32 && c->isa == GC_ISA_AVX512) {
-		exact_avx512(c, g, n, aux);
+		exact_avx512(c, src, n, aux);
 		return 0;
 	}
-	GT_TRY(gt_optim_step(c->optim, n, g, aux->param, aux->state[0],
-			     aux->state[1], c->ref, NULL, NULL));
+	/* f64 θ rounded to float would give no guarantee: the 64-bit arrays */
+	if (c->dt == GT_DT_F64 && !aux->param64)
+		return GT_ERR(INVAL);
+	for (size_t i = 0; i < n; i++)
+		set_cand(c, i, gt_fp_load(src, c->dt, i));
+	GT_TRY(exact_step(c, n, c->cand, aux, c->ref));
 	for (size_t i = 0; i < n; i++) {
 		const uint64_t u = gt_fp_load(src, c->dt, i);
 		const uint64_t e = u & emask;
@@ -947,10 +1023,10 @@ static int levels_exact(struct gc_ctx *c, const void *src, size_t n,
 		/* pruning rewrites values: code a copy */
 		memcpy(c->tv, src, n * c->width);
 		c->cv = c->tv;
-		GT_TRY(exact_pass(c, src, n, g, aux, -1));
+		GT_TRY(exact_pass(c, src, n, aux, -1));
 	}
 	for (int l = 3; l >= 1 && undecided; l--)
-		GT_TRY(exact_pass(c, src, n, g, aux, l));
+		GT_TRY(exact_pass(c, src, n, aux, l));
 	for (size_t i = 0; i < n; i++)
 		if (c->lv[i] == 0xff)
 			c->lv[i] = 0;
@@ -986,7 +1062,6 @@ static int choose(struct gc_ctx *c, const void *src, size_t n,
 }
 
 /* ---- encoding ----------------------------------------------------------- */
-
 
 /* The token symbol of coded value @u (not a RUN); @zt: ±0.0 has its
  * ZERO/NZERO token (a pruning mode), else it is exponent 0. */
@@ -1095,7 +1170,6 @@ static int count_levels(struct gc_ctx *c, size_t n, uint64_t *cnt)
 	}
 	return 0;
 }
-
 
 
 struct gc_writers {

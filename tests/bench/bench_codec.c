@@ -470,9 +470,9 @@ static int compress_all(struct data *d, struct gctx *g)
 		struct chunk *c = &d->ch[k];
 		struct gt_codec_ctx *const e = g->enc[c->opt];
 		const struct gt_codec_aux aux = {
-			d->param ? d->param + c->first : NULL,
-			{ c->s0 ? d->state[0] + c->first : NULL,
-			  c->s1 ? d->state[1] + c->first : NULL }
+			.param = d->param ? d->param + c->first : NULL,
+			.state = { c->s0 ? d->state[0] + c->first : NULL,
+				   c->s1 ? d->state[1] + c->first : NULL }
 		};
 
 		if (k == 0 || c->block != d->ch[k - 1].block) {

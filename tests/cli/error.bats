@@ -3,7 +3,10 @@
 
 load helpers
 
-TRACES="mlp_sgd.h5 cnn_adam.h5 lstm_adamw.h5 mlp_nesterov.h5 mlp_adagrad.h5 mlp_rmsprop.h5 mlp_sgd_plain.h5"
+TRACES="mlp_sgd.h5 cnn_adam.h5 lstm_adamw.h5 mlp_nesterov.h5 mlp_adagrad.h5 mlp_rmsprop.h5 mlp_sgd_plain.h5
+f64_momentum.h5 f64_nesterov.h5 f64_adagrad.h5 f64_rmsprop.h5 f64_adam.h5 f64_adamw.h5
+bf16_momentum.h5 bf16_adagrad.h5 bf16_rmsprop.h5 bf16_adam.h5 bf16_adamw.h5 f16_momentum.h5
+f16_nesterov.h5"
 
 # col CSV_LINE NAME HEADER - the field of CSV_LINE under column NAME of HEADER
 col() {
@@ -200,6 +203,12 @@ every_row_100() {
 	local want=${lines[1]#grads,}
 	run -0 --separate-stderr gtool error --dtype f32 --format csv - "$SAMPLES/grads.npy" < "$SAMPLES/grads.f32"
 	[ "${lines[1]#-,}" = "$want" ]
+}
+
+@test "error: --update refuses an optimizer PyTorch cannot step in f16" {
+	run -1 --separate-stderr gtool error --update "$FIXTURES/f16_adam.h5" "$FIXTURES/f16_adam.h5"
+	[ "$stderr" = "gtool error: $FIXTURES/f16_adam.h5: step /step_000001: adam cannot step f16 values (PyTorch 1.13 has no float16 addcmul on the CPU)" ]
+	[ -z "$output" ]
 }
 
 @test "error: --update needs a trace" {

@@ -9,6 +9,10 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 TRACES="mlp_sgd.h5 cnn_adam.h5 lstm_adamw.h5 mlp_nesterov.h5 mlp_adagrad.h5 mlp_rmsprop.h5 mlp_sgd_plain.h5"
+# traces in float64, bfloat16 and float16: their steps are in their dtype
+DTYPE_TRACES="f64_momentum.h5 f64_nesterov.h5 f64_adagrad.h5 f64_rmsprop.h5 f64_adam.h5 f64_adamw.h5
+bf16_momentum.h5 bf16_adagrad.h5 bf16_rmsprop.h5 bf16_adam.h5 bf16_adamw.h5 f16_momentum.h5
+f16_nesterov.h5"
 
 # gcomp_roundtrip FILE OPTS - compress samples/FILE with -c gcomp[:OPTS] to
 # FILE.gtz and decompress it to back_FILE
@@ -79,6 +83,29 @@ extract() {
 #   mlp_sgd 91.46 / 2, cnn_adam 92.71 / 2, lstm_adamw 91.16 / 4,
 #   mlp_nesterov 89.74 / 2, mlp_adagrad 95.98 / 2, mlp_rmsprop 97.47 / 2,
 #   mlp_sgd_plain 90.31 / 2: not "the last bit at most" of the paper.
+@test "gcomp: mode=exact keeps every update bit-identical in f64, bf16 and f16 too" {
+	local f
+	for f in $DTYPE_TRACES; do
+		gcomp_roundtrip "$f" mode=exact
+		run -0 --separate-stderr gtool error --update --total --format csv "$SAMPLES/$f" "back_$f"
+		[ -z "$stderr" ]
+		printf '%s\n' "$output" > upd.csv
+		awk -F, -v f="$f" '
+			NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+			{ n++; if ($c["identical_pct"] != 100 || $c["max_ulp"] != 0 ||
+				   $c["pytorch_identical_pct"] != 100) { print f ": " $0; bad++ } }
+			END { if (n != 1) { print f ": " n " rows"; bad++ } exit bad != 0 }' upd.csv
+	done
+}
+
+@test "gcomp: an optimizer PyTorch cannot step in f16 is refused" {
+	run -1 --separate-stderr gtool compress -q -f -c gcomp "$FIXTURES/f16_adam.h5" -o a.gtz
+	[ "$stderr" = "gtool compress: $FIXTURES/f16_adam.h5: codec gcomp: adam cannot step f16 values (PyTorch 1.13 has no float16 addcmul on the CPU)" ]
+	[ ! -e a.gtz ]
+	# the lossless codecs need no step
+	run -0 gtool compress -q -f -c huffexp "$FIXTURES/f16_adam.h5" -o a.gtz
+}
+
 @test "gcomp: mode=full changes a few updates by a few ULPs at most" {
 	local f
 	for f in $TRACES; do

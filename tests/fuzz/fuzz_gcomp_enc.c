@@ -49,7 +49,8 @@ static int encode(const char *opts, const struct gt_optim *o, float *const v[4],
 		  int states, unsigned char *out, size_t cap, size_t *len, size_t *meta)
 {
 	struct gt_codec_params p = { GT_DT_F32, opts, NULL, 0, o };
-	const struct gt_codec_aux aux = { v[1], { states ? v[2] : NULL, states ? v[3] : NULL } };
+	const struct gt_codec_aux aux = { .param = v[1],
+					  .state = { states ? v[2] : NULL, states ? v[3] : NULL } };
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d = { "" };
 	size_t ml = 0;

@@ -68,10 +68,46 @@ static void test_add_and_errors(void)
 	CHECK(a.values == 15);
 }
 
+/*
+ * bf16 SGD lr=0.1, θ = 0.5, g = 5 over 33 values: PyTorch 1.13 gives -2^-11
+ * on its vectorized loop (values 0-31) and 0 on its scalar loop (value 32);
+ * ĝ = 4.96875 (the bf16 below 5) steps to 173 * 2^-16 (vectorized: 0.5 -
+ * 0.4973602..., rounded once) and 2^-9 (scalar: ĝ alpha rounds to 0.498046875).
+ * The tensor is stepped in two blocks, [0, 20) and [20, 33).
+ */
+static void test_bf16_blocks(void)
+{
+	const struct gt_optim o = { .kind = GT_OPT_SGD, .lr = 0.1, .have = GT_HP_LR, .t = 1 };
+	float g[33], gh[33], p[33], next[33], a[33], b[33];
+	struct gt_fidelity f;
+	const struct gt_fidelity_io lo = { g, gh, p, NULL, NULL, next, a, b };
+	const struct gt_fidelity_io hi = { g + 20, gh + 20, p + 20, NULL, NULL, next + 20,
+					   a + 20, b + 20 };
+
+	for (int i = 0; i < 33; i++) {
+		p[i] = 0.5f;
+		g[i] = 5.0f;
+		gh[i] = i % 2 ? 5.0f : 4.96875f;
+		next[i] = i < 32 ? -0x1p-11f : 0.0f;
+	}
+	gt_fidelity_init(&f);
+	CHECK_RC(gt_fidelity_block_dt(&f, &o, GT_DT_BF16, 0, 33, 20, &lo), 0);
+	CHECK_RC(gt_fidelity_block_dt(&f, &o, GT_DT_BF16, 20, 33, 13, &hi), 0);
+	CHECK(f.values == 33 && f.py_values == 33 && f.py_identical == 33);
+	CHECK(same_bits(a[31], -0x1p-11f) && same_bits(a[32], 0.0f));
+	CHECK(same_bits(b[0], 173 * 0x1p-16f) && same_bits(b[32], 0x1p-9f));
+	CHECK(f.identical == 16);
+	/* the same in float32: every value one more rounding-free fma */
+	gt_fidelity_init(&f);
+	CHECK_RC(gt_fidelity_block(&f, &o, 33, &lo), 0);
+	CHECK(f.py_identical == 0);
+}
+
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
 	RUN(test_sgd);
 	RUN(test_add_and_errors);
+	RUN(test_bf16_blocks);
 	return check_done("test_fidelity");
 }

@@ -58,13 +58,16 @@ static int code_all(struct gt_codec_ctx *enc, struct gt_codec_ctx *dec,
 		const size_t k = n - i < CHUNK ? n - i : CHUNK;
 		const size_t bound = gt_codec_bound(enc, k);
 		unsigned char *dst = malloc(bound), *exact, *back;
-		struct gt_codec_aux a = { NULL, { NULL, NULL } };
+		struct gt_codec_aux a = { .param = NULL, .state = { NULL, NULL } };
 		size_t len = 0;
 
 		if (aux) {
 			a.param = aux->param ? aux->param + i : NULL;
 			a.state[0] = aux->state[0] ? aux->state[0] + i : NULL;
 			a.state[1] = aux->state[1] ? aux->state[1] + i : NULL;
+			a.param64 = aux->param64 ? aux->param64 + i : NULL;
+			a.state64[0] = aux->state64[0] ? aux->state64[0] + i : NULL;
+			a.state64[1] = aux->state64[1] ? aux->state64[1] + i : NULL;
 		}
 		rc = gt_codec_encode_aux(enc, (const unsigned char *)src + i * w, k,
 					 aux ? &a : NULL, dst, bound, &len);
@@ -332,7 +335,7 @@ static void hand_one(const char *opts, const uint32_t *g, const uint32_t *want, 
 	const struct gt_optim o = sgd(0.1);
 	struct gt_codec_ctx *enc = make(GT_DT_F32, opts, &o), *dec = make(GT_DT_F32, opts, NULL);
 	float param[8], gf[8], out[8];
-	struct gt_codec_aux aux = { param, { NULL, NULL } };
+	struct gt_codec_aux aux = { .param = param, .state = { NULL, NULL } };
 	struct coded cd;
 
 	for (size_t i = 0; i < n; i++) {
@@ -405,7 +408,7 @@ static size_t encode_bytes(const char *opts, const uint32_t *v, size_t n,
 	total = len;
 	for (size_t i = 0; i < n; i += CHUNK) {
 		const size_t k = n - i < CHUNK ? n - i : CHUNK;
-		const struct gt_codec_aux a = { param + i, { NULL, NULL } };
+		const struct gt_codec_aux a = { .param = param + i, .state = { NULL, NULL } };
 
 		CHECK(gt_codec_bound(ctx, k) <= cap - total);
 		CHECK_RC(gt_codec_encode_aux(ctx, v + i, k, &a, buf + total, cap - total, &len), 0);
@@ -506,7 +509,7 @@ static void test_delta_levels(void)
 		for (int variant = 0; variant < 4; variant++) {
 			const int wd = variant & 1, nostate = variant >> 1;
 			struct gt_optim o = sgd(0.01);
-			struct gt_codec_aux aux = { p, { s0, s1 } };
+			struct gt_codec_aux aux = { .param = p, .state = { s0, s1 } };
 
 			o.kind = kinds[k];
 			o.have = ~0u;
@@ -610,7 +613,7 @@ static void test_needs_aux(void)
 	struct gt_codec_ctx *c = make(GT_DT_F32, "mode=single-quant", NULL);
 	unsigned char meta[GT_CODEC_META_MAX], dst[256];
 	const float v[4] = { 1, 2, 3, 4 };
-	struct gt_codec_aux aux = { v, { NULL, NULL } };
+	struct gt_codec_aux aux = { .param = v, .state = { NULL, NULL } };
 	size_t ml, len;
 
 	CHECK_RC(gt_codec_block_begin(a, v, 4, meta, sizeof(meta), &ml), 0);
@@ -676,9 +679,14 @@ static void test_roundtrips(void)
 			const size_t n = lens[li];
 			unsigned char *src = malloc(n * w + 1), *out = malloc(n * w + 1);
 			float *param = malloc(n * sizeof(float) + 4);
-			struct gt_codec_aux aux = { param, { NULL, NULL } };
+			double *param64 = malloc(n * sizeof(double) + 8);
+			struct gt_codec_aux aux = { .param = param, .state = { NULL, NULL } };
 
 			fill(src, dt, n, param);
+			for (size_t i = 0; i < n; i++)
+				param64[i] = param[i];
+			/* f64's mode exact needs θ in float64 */
+			aux.param64 = dt == GT_DT_F64 ? param64 : NULL;
 			for (int m = 0; m < NMODES; m++) {
 				char opts[64], canon[128];
 				struct gt_codec_ctx *enc, *dec;
@@ -708,6 +716,7 @@ static void test_roundtrips(void)
 			free(src);
 			free(out);
 			free(param);
+			free(param64);
 		}
 	}
 }
@@ -721,7 +730,7 @@ static void test_f32_tables(void)
 	const size_t n = 65537;
 	const struct gt_optim o = sgd(0.01);
 	float *src = malloc(n * 4), *out = malloc(n * 4), *param = malloc(n * 4);
-	struct gt_codec_aux aux = { param, { NULL, NULL } };
+	struct gt_codec_aux aux = { .param = param, .state = { NULL, NULL } };
 
 	fill(src, GT_DT_F32, n, param);
 	for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
@@ -766,7 +775,7 @@ static size_t coded_chunk(const char *opts, struct gt_codec_ctx **dec_ret,
 	struct gt_codec_ctx *enc = make(GT_DT_F32, opts, &o);
 	unsigned char meta[GT_CODEC_META_MAX];
 	float *src = malloc(n * 4), *param = malloc(n * 4);
-	struct gt_codec_aux aux = { param, { NULL, NULL } };
+	struct gt_codec_aux aux = { .param = param, .state = { NULL, NULL } };
 	size_t ml = 0, len = 0;
 
 	fill(src, GT_DT_F32, n, param);
@@ -841,7 +850,7 @@ static void test_bound(void)
 	struct gt_codec_params sp = { GT_DT_F32, NULL, NULL, 0, NULL };
 	float *src = malloc(n * 4), *param = malloc(n * 4);
 	unsigned char meta[GT_CODEC_META_MAX], *dst;
-	struct gt_codec_aux aux = { param, { NULL, NULL } };
+	struct gt_codec_aux aux = { .param = param, .state = { NULL, NULL } };
 	struct gt_optim o = sgd(1e30);
 	struct gt_codec_ctx *e2 = NULL;
 	struct gt_huff_hist h;
@@ -939,9 +948,9 @@ static unsigned char *encode_isa(const char *opts, const struct gt_optim *o, con
 	for (size_t i = 0; i < n; i += chunk) {
 		const size_t k = n - i < chunk ? n - i : chunk;
 		const struct gt_codec_aux a = {
-			aux->param + i,
-			{ aux->state[0] ? aux->state[0] + i : NULL,
-			  aux->state[1] ? aux->state[1] + i : NULL }
+			.param = aux->param + i,
+			.state = { aux->state[0] ? aux->state[0] + i : NULL,
+				   aux->state[1] ? aux->state[1] + i : NULL }
 		};
 
 		CHECK_RC(gt_codec_encode_aux(ctx, g + i, k, &a, buf + total, cap - total, &len), 0);
@@ -1030,7 +1039,7 @@ static void test_isa_random(void)
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		for (int variant = 0; variant < 4; variant++) {
 			struct gt_optim o = sgd(0.01);
-			struct gt_codec_aux aux = { a.p, { a.s0, a.s1 } };
+			struct gt_codec_aux aux = { .param = a.p, .state = { a.s0, a.s1 } };
 			size_t run = 0;
 			int neg = 0;
 
@@ -1161,7 +1170,7 @@ static void test_isa_extremes(void)
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		for (size_t v = 0; v < 9; v++) {
 			struct gt_optim o = sgd(v % 2 ? 1e-3 : 3e-7);
-			struct gt_codec_aux aux = { a.p, { a.s0, a.s1 } };
+			struct gt_codec_aux aux = { .param = a.p, .state = { a.s0, a.s1 } };
 
 			o.kind = kinds[k];
 			o.have = ~0u;
@@ -1224,7 +1233,7 @@ static void test_isa_tiny_sum(void)
 		a.g[i] = (float)ldexp(1.0 + (double)(check_rand() & 0x7fffff) / 0x800000, -53);
 		off_threshold(&o, a.g, a.p, a.s0, a.s1, i, check_rand());
 	}
-	same_bytes(&o, a.g, n, &(const struct gt_codec_aux){ a.p, { a.s0, a.s1 } });
+	same_bytes(&o, a.g, n, &(const struct gt_codec_aux){ .param = a.p, .state = { a.s0, a.s1 } });
 out:
 	isa_free(&a);
 }
@@ -1268,7 +1277,7 @@ static void test_isa_traces(void)
 							name, n);
 				CHECK(g && p);
 				if (g && p) {
-					const struct gt_codec_aux aux = { p, { state[0], state[1] } };
+					const struct gt_codec_aux aux = { .param = p, .state = { state[0], state[1] } };
 
 					same_bytes(&st->optim, g, n, &aux);
 				}
@@ -1532,7 +1541,7 @@ static void test_isa_decode(void)
 		for (int m = 0; m < NMODES; m++) {
 			for (int x = 0; x < 2; x++) {
 				const struct gt_optim o = sgd(0.01);
-				const struct gt_codec_aux aux = { p, { NULL, NULL } };
+				const struct gt_codec_aux aux = { .param = p, .state = { NULL, NULL } };
 				unsigned char meta[GT_CODEC_META_MAX], *buf;
 				struct gt_codec_ctx *enc;
 				char opts[64];

@@ -5,6 +5,8 @@
 #include <hdf5.h>
 
 #include "check.h"
+#include "../../formats/gt_h5filter.h"
+#include "../../lib/gt_codec.h"
 #include "../../formats/gt_sink.h"
 #include "../../formats/gt_source.h"
 #include "../../formats/gt_trace.h"
@@ -257,6 +259,130 @@ static void test_sink_refuses(void)
 	unlink(tmp_path("keep.h5"));
 }
 
+/* ---- filter 400 on written datasets ------------------------------------ */
+
+/* A -c spec as cd_values, each number checked, and back to the spec. */
+static void test_filter_cd(void)
+{
+	static const struct {
+		const char *codec, *opts;
+		int rc;
+		size_t n;
+		unsigned cd[GT_H5FILTER_CD_MAX];
+		const char *back;
+	} tab[] = {
+		{ "huffexp", "", 0, 6, { 1, 3, 0, 0, 0, 0 }, "huffexp" },
+		{ "huffexp", "maxlen=10,method=pm", 0, 6, { 1, 3, 0, 0, 10, 3 },
+		  "huffexp:maxlen=10,method=pm" },
+		{ "zstd", "level=19", 0, 5, { 1, 2, 0, 0, 19 }, "zstd:level=19" },
+		{ "zstd", "level=-5", GT_ERR(INVAL), 0, { 0 }, NULL },  /* the codec's range */
+		{ "zlib", "level=9", 0, 5, { 1, 1, 0, 0, 9 }, "zlib:level=9" },
+		{ "tfp", "bits=12", 0, 5, { 1, 5, 0, 0, 12 }, "tfp:bits=12" },
+		{ "rangeq", "bits=8,m=3", 0, 6, { 1, 6, 0, 0, 8, 3 }, "rangeq:bits=8,m=3" },
+		{ "gcomp", "mode=zero-prune,margin=-2", 0, 7, { 1, 4, 0, 0, 4, 0xfffffffeu, 0 },
+		  "gcomp:mode=zero-prune,margin=-2" },
+		{ "gcomp", "", GT_ERR(INVAL), 0, { 0 }, NULL },          /* mode full */
+		{ "gcomp", "mode=exact", GT_ERR(INVAL), 0, { 0 }, NULL },
+		{ "tfp", "round=stochastic", GT_ERR(INVAL), 0, { 0 }, NULL },
+		{ "zlib", "level=x", GT_ERR(INVAL), 0, { 0 }, NULL },
+		{ "fft", "", GT_ERR(UNSUPPORTED), 0, { 0 }, NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
+		unsigned cd[GT_H5FILTER_CD_MAX];
+		struct gt_diag d = { "" };
+		char back[128];
+		size_t n = 0;
+
+		CHECK_RC(gt_h5filter_cd(gt_codec_find(tab[i].codec), tab[i].opts, cd, &n, &d),
+			 tab[i].rc);
+		if (tab[i].rc < 0) {
+			CHECK(*d.msg);
+			continue;
+		}
+		CHECK(n == tab[i].n && !memcmp(cd, tab[i].cd, n * sizeof(*cd)));
+		CHECK_RC(gt_h5filter_spec(cd, n, back, sizeof(back)), 0);
+		CHECK(!strcmp(back, tab[i].back));
+	}
+}
+
+/* A filtered sink: chunks of whole rows, a row longer than the budget cut,
+ * a scalar left contiguous; the values come back and ls's words name it. */
+static void test_filtered_sink(void)
+{
+	static const struct {
+		unsigned rank;
+		uint64_t dims[3];
+		int chunked;
+		hsize_t chunk[3];
+	} tab[] = {
+		{ 2, { 3000, 700 }, 1, { 1497, 700 } },
+		{ 2, { 2, (1u << 20) + 1 }, 1, { 1, 1u << 20 } },
+		{ 1, { 10 }, 1, { 10 } },
+		{ 0, { 0 }, 0, { 0 } },
+	};
+	const struct gt_sink_opts so = { GT_KIND_HDF5, 1 };
+	unsigned cd[GT_H5FILTER_CD_MAX];
+	struct gt_sink *k = NULL;
+	struct gt_source *src = NULL;
+	struct gt_diag d = { "" };
+	size_t ncd = 0;
+	const size_t nv = 3000 * 700; /* the largest tensor of tab */
+	float *v = malloc(nv * sizeof(float)), *back = NULL;
+	char name[32], opts[32];
+
+	CHECK(v != NULL);
+	if (!v)
+		return;
+	for (size_t j = 0; j < nv; j++)
+		v[j] = (float)(j % 1000) * 0.25f - 60.0f;
+	CHECK_RC(gt_h5filter_cd(gt_codec_find("zstd"), "level=1", cd, &ncd, &d), 0);
+	CHECK_RC(gt_sink_open(tmp_path("filt.h5"), &so, &k, &d), 0);
+	CHECK_RC(gt_sink_set_filter(k, cd, ncd), 0);
+	for (size_t i = 0; k && i < sizeof(tab) / sizeof(tab[0]); i++) {
+		struct gt_tensor_info t = { 0 };
+		char tn[16];
+
+		snprintf(tn, sizeof(tn), "/t%zu", i);
+		t.name = tn;
+		t.dtype = GT_DT_F32;
+		t.rank = tab[i].rank;
+		t.count = 1;
+		for (unsigned a = 0; a < t.rank; a++)
+			t.count *= (t.dims[a] = tab[i].dims[a]);
+		CHECK_RC(gt_sink_begin(k, &t, &d), 0);
+		CHECK_RC(gt_sink_write(k, v, t.count, &d), 0);
+		CHECK_RC(gt_sink_end(k, &d), 0);
+	}
+	CHECK_RC(gt_sink_commit(k, &d), 0);
+	gt_sink_free(k);
+	CHECK_RC(gt_source_open(tmp_path("filt.h5"), NULL, &src, &d), 0);
+	for (size_t i = 0; src && i < gt_source_count(src); i++) {
+		const struct gt_tensor_info *t = gt_source_info(src, i);
+		const hid_t f = H5Fopen(tmp_path("filt.h5"), H5F_ACC_RDONLY, H5P_DEFAULT);
+		const hid_t ds = H5Dopen2(f, t->name, H5P_DEFAULT), p = H5Dget_create_plist(ds);
+		hsize_t c[3] = { 0 };
+		size_t n = 0;
+
+		CHECK(H5Pget_chunk(p, 3, c) == (tab[i].chunked ? (int)tab[i].rank : -1));
+		CHECK(!memcmp(c, tab[i].chunk, tab[i].rank * sizeof(*c)));
+		CHECK(gt_source_filters(src, i, name, sizeof(name), opts, sizeof(opts)) ==
+		      tab[i].chunked);
+		CHECK(!strcmp(name, tab[i].chunked ? "gtool" : "") &&
+		      !strcmp(opts, tab[i].chunked ? "zstd:level=1" : ""));
+		back = realloc(back, t->count * sizeof(float));
+		CHECK_RC(gt_source_read(src, i, 0, t->count, back, &n, &d), 0);
+		CHECK(n == t->count && !memcmp(back, v, n * sizeof(float)));
+		H5Pclose(p);
+		H5Dclose(ds);
+		H5Fclose(f);
+	}
+	gt_source_free(src);
+	unlink(tmp_path("filt.h5"));
+	free(back);
+	free(v);
+}
+
 /* ---- trace ------------------------------------------------------------ */
 
 static void write_trace(const char *path, struct gt_diag *d)
@@ -460,6 +586,8 @@ int main(int argc, char **argv)
 	RUN(test_round_trip);
 	RUN(test_foreign);
 	RUN(test_sink_refuses);
+	RUN(test_filter_cd);
+	RUN(test_filtered_sink);
 	RUN(test_trace);
 	RUN(test_trace_names);
 	RUN(test_large_lockstep);

@@ -11,7 +11,10 @@ PKGS = hdf5 libzstd zlib fftw3 fftw3f jansson libzip
 DEB_PKGS = gcc make pkg-config libhdf5-dev hdf5-tools libzstd-dev zstd zlib1g-dev libfftw3-dev \
 	bats clang libxml2-utils bc time libopenmpi-dev openmpi-bin libjansson-dev jq g++ \
 	hdf5-filter-plugin hdf5-filter-plugin-blosc-serial python3-h5py python3-numpy \
-	python3-sklearn libzip-dev
+	python3-torch python3-pytest python3-sklearn libzip-dev
+# Debian's own Python (numpy, h5py, torch come from Debian packages), never
+# another python3 earlier on PATH
+PYTHON = /usr/bin/python3
 
 WARN = -Wall -Wextra -Wpedantic -Wshadow -Wcast-qual -Wcast-align \
 	-Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \
@@ -80,7 +83,8 @@ UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
 .PHONY: report all deps check check-unit check-asan check-cli check-fuzz check-fuzz-run fuzz-build demo bench \
-	install uninstall clean help lint funclen format-check valgrind fuzz check-examples
+	install uninstall clean help lint funclen format-check valgrind fuzz check-examples \
+	check-python convergence bench-python
 
 all: $(BUILD)/gtool $(BUILD)/libgtool.a $(SO_LIBS) $(BUILD)/gtool.pc $(LINKS) $(MPI_BIN)
 
@@ -88,13 +92,15 @@ help:
 	@echo "make deps     install the Debian packages gtool needs (when missing)"
 	@echo "make          build $(BUILD)/gtool, libgtool (.a, .so, gtool.pc) and the gtool-SUB links"
 	@echo "              (and $(BUILD)/gtool-mpi for gtool allreduce when mpicc is found; MPI=0 skips)"
-	@echo "make check    every test: unit (plain and ASan+UBSan), Bats, fuzz replay, libFuzzer, examples"
+	@echo "make check    every test: unit (plain and ASan+UBSan), Bats, fuzz replay, libFuzzer, examples, pytest"
 	@echo "make check-examples  examples/ and gtool.h built against a temporary install of libgtool"
+	@echo "make check-python    the Python package's tests (pytest on tests/python)"
 	@echo "make fuzz     libFuzzer on every target, FUZZ_SECONDS=$(FUZZ_SECONDS) each (clang)"
 	@echo "make demo     run gtool on the bundled sample traces"
 	@echo "make bench    throughput of stats and the codecs against zstd"
+	@echo "make convergence  DDP on loopback through gtool's codecs against plain DDP (a few minutes)"
 	@echo "make report   TRACES=$(TRACES): reports/<trace>/index.html for every *.h5"
-	@echo "make install  PREFIX=$(PREFIX) DESTDIR=: binaries, libgtool, gtool.h, gtool.pc, man pages, completions"
+	@echo "make install  PREFIX=$(PREFIX) DESTDIR=: binaries, libgtool, gtool.h, gtool.pc, the Python package, man pages, completions"
 	@echo "make uninstall  the same PREFIX and DESTDIR: remove what install put there"
 
 deps:
@@ -214,6 +220,7 @@ check: deps
 	@$(MAKE) --no-print-directory check-fuzz
 	@$(MAKE) --no-print-directory check-fuzz-run
 	@$(MAKE) --no-print-directory check-examples
+	@$(MAKE) --no-print-directory check-python
 	@sh tests/summary.sh $(RESULTS)
 
 check-unit: $(UNIT_BIN)
@@ -305,6 +312,7 @@ $(BUILD)/dump_grads: tests/bench/dump_grads.c $(BUILD)/libgtool-core.a $(BUILD)/
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_BIN)
 	@sh tests/bench.sh $(BUILD)
+	@$(MAKE) --no-print-directory bench-python
 
 # make report: stats, hist, compare and bench on every *.h5 in TRACES (a
 # folder or one file) into reports/<name>/ (tools/report.sh).  The charts
@@ -325,6 +333,10 @@ COMPDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 LIBDIR = $(DESTDIR)$(PREFIX)/lib
 INCDIR = $(DESTDIR)$(PREFIX)/include
 PCDIR = $(LIBDIR)/pkgconfig
+# the Python package where Debian's python3 finds it: /usr/lib/python3/dist-packages
+# for PREFIX=/usr, else PREFIX/lib/python3.X/dist-packages (as /usr/local is)
+PYVER = $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYDIR = $(DESTDIR)$(PREFIX)/lib/$(if $(filter /usr,$(PREFIX)),python3,python$(PYVER))/dist-packages
 MAN1 := $(notdir $(wildcard man/*.1))
 MAN3 := $(notdir $(wildcard man/*.3))
 MAN5 := $(notdir $(wildcard man/*.5))
@@ -347,6 +359,8 @@ install: all
 	install -m 644 api/gtool.h $(INCDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' gtool.pc.in > $(PCDIR)/gtool.pc
 	chmod 644 $(PCDIR)/gtool.pc
+	install -d $(PYDIR)/gtool
+	install -m 644 $(wildcard python/gtool/*.py) $(PYDIR)/gtool/
 
 # exactly what install puts there (folders stay: they may be shared)
 uninstall:
@@ -356,12 +370,33 @@ uninstall:
 	rm -f $(COMPDIR)/gtool $(addprefix $(COMPDIR)/gtool-,$(COMMANDS))
 	rm -f $(LIBDIR)/libgtool.a $(LIBDIR)/$(SO_FILE) $(LIBDIR)/$(SO_NAME) $(LIBDIR)/libgtool.so
 	rm -f $(INCDIR)/gtool.h $(PCDIR)/gtool.pc
+	rm -rf $(PYDIR)/gtool
 
 # examples/ and gtool.h, built against a temporary install with nothing but
 # pkg-config (tests/run-examples.sh); results into $(RESULTS)/examples.txt
 check-examples: all
 	@mkdir -p $(RESULTS)
 	@MAKE="$(MAKE)" CC="$(CC)" sh tests/run-examples.sh $(RESULTS)/examples.txt $(BUILD)
+
+# ---- Python -------------------------------------------------------------
+# python/gtool over build/libgtool.so.0 (ctypes); tests/python/ with pytest,
+# counts into $(RESULTS)/pytest.txt
+check-python: all
+	@mkdir -p $(RESULTS)
+	@PYTHON=$(PYTHON) GTOOL_BUILD=$(abspath $(BUILD)) sh tests/run-pytest.sh $(RESULTS)/pytest.txt
+
+# The Python package's overhead against the C API, the DDP hook against plain
+# DDP (python/bench/bench.py; part of make bench)
+$(BUILD)/bench_api: python/bench/bench_api.c $(SO_LIBS)
+	$(CC) $(CFLAGS_ALL) -Iapi -o $@ $< -L$(BUILD) -lgtool -Wl,-rpath,$(abspath $(BUILD))
+bench-python: all $(BUILD)/bench_api
+	@$(PYTHON) python/bench/bench.py $(BUILD)
+
+# The convergence experiment: DDP on loopback with gtool's codecs in the
+# gradient exchange (tools/convergence.py; README "gtool in Python and PyTorch")
+CONVERGENCE_ARGS ?=
+convergence: all
+	$(PYTHON) tools/convergence.py --out $(BUILD)/convergence --gtool $(BUILD)/gtool $(CONVERGENCE_ARGS)
 
 # ---- code checks --------------------------------------------------------
 lint:

@@ -26,8 +26,12 @@ Writes, in samples/:
     f16_*.h5       the same in float16: momentum, nesterov (PyTorch 1.13 steps
                    no other optimizer in Half on the CPU)
 
-The layout is the one of DESIGN.md ("The trace layout in HDF5"). The function
-dump_step() below is self-contained: copy it into your own training loop.
+The layout is the one of formats/TRACE.md; gtool.torch.TraceWriter (the
+Python package in python/, over build/libgtool.so: run `make` first) writes
+it, as in your own training loop:
+
+    tw = TraceWriter("run.h5", model, optimizer, steps=[1, 10, 100])
+    ...  loss.backward(); tw.before_step(step); optimizer.step(); tw.after_step(step)
 
 Needs Debian's python3-torch, python3-h5py, python3-numpy, python3-sklearn.
 """
@@ -36,111 +40,16 @@ import os
 import sys
 
 
-def dump_step(h5file, step, model, optimizer):
-    """Take one optimizer step and record it in gtool's HDF5 trace layout.
-
-    Call it after loss.backward(), *instead of* optimizer.step():
-
-        loss.backward()
-        if step in steps_to_dump:
-            dump_step(h5, step, model, optimizer)   # calls optimizer.step()
-        else:
-            optimizer.step()
-
-    h5file    an h5py.File opened for writing ("w" or "a").
-    step      the 1-based number of this optimizer step (the number of
-              optimizer.step() calls including this one); Adam's bias
-              correction uses t = step.
-    model     the torch.nn.Module (its named_parameters() give the names).
-    optimizer a torch.optim.SGD, Adam, AdamW, Adagrad or RMSprop (any
-              optimizer works: every tensor-valued entry of
-              optimizer.state[p] with p's shape is written, whatever its
-              name) with a single param group.
-
-    It writes, in group /step_NNNNNN (6 digits):
-      grad/<name>            p.grad
-      param/<name>           p before the step
-      state/<buffer>/<name>  optimizer.state[p][buffer] before the step
-                             (momentum_buffer, exp_avg, exp_avg_sq, sum,
-                             square_avg, ...; absent buffers, e.g. SGD's
-                             momentum_buffer or Adam's exp_avg before the
-                             first step, are skipped; Adagrad's sum exists
-                             from the constructor on, so its step 1 has it;
-                             the scalar 'step' entry is skipped: it is the
-                             step attribute minus 1)
-      param_next/<name>      p after PyTorch's own optimizer.step()
-    Datasets keep the tensor's dtype (float32/float16/float64; bfloat16 is
-    stored as uint16 bit patterns with attribute dtype="bfloat16"),
-    contiguous, no filter. Parameters without a gradient are skipped.
-
-    Attributes: the first call puts the optimizer name (lower case) and its
-    hyperparameters on the root group; every step group gets "step" and any
-    hyperparameter whose value differs from the root's (e.g. a scheduled lr).
-    Flags (nesterov, amsgrad, ...) are int64 0/1, numbers float64, betas a
-    two-element float64 attribute, names variable-length UTF-8 strings.
-    A reader takes a step's attribute from the step group, else from the root.
-    """
-    import sys
-    import numpy as np
-    import torch
-
-    if len(optimizer.param_groups) != 1:
-        raise ValueError("dump_step: only one optimizer param group is supported")
-    group = optimizer.param_groups[0]
-
-    def to_numpy(t):
-        t = t.detach().cpu()
-        if t.dtype == torch.bfloat16:
-            return t.view(torch.int16).numpy().view(np.uint16).copy(), "bfloat16"
-        return t.numpy().copy(), None
-
-    def put(path, tensor):
-        arr, tag = to_numpy(tensor)
-        ds = h5file.create_dataset(path, data=arr, track_times=False)
-        if tag is not None:
-            ds.attrs["dtype"] = tag
-
-    hyper = {}
-    for key, val in group.items():
-        if key == "params" or val is None:
-            continue
-        if isinstance(val, bool):  # flags (nesterov, amsgrad, maximize) as int 0/1
-            hyper[key] = np.int64(val)
-        elif isinstance(val, (int, float)):  # numbers as float64 (SGD's dampening=0 too)
-            hyper[key] = np.float64(val)
-        elif isinstance(val, (tuple, list)) and all(isinstance(v, (int, float)) for v in val):
-            hyper[key] = np.asarray(val, dtype=np.float64)
-    if "optimizer" not in h5file.attrs:
-        h5file.attrs["optimizer"] = type(optimizer).__name__.lower()
-        for key, val in hyper.items():
-            h5file.attrs[key] = val
-
-    named = [(n, p) for n, p in model.named_parameters() if p.grad is not None]
-    g = h5file.create_group("step_%06d" % step)
-    g.attrs["step"] = np.int64(step)
-    for key, val in hyper.items():
-        root = h5file.attrs.get(key)
-        if root is None or np.shape(root) != np.shape(val) or np.any(root != val):
-            g.attrs[key] = val
-
-    for name, p in named:
-        put("step_%06d/grad/%s" % (step, name), p.grad)
-        put("step_%06d/param/%s" % (step, name), p)
-        for buf, val in optimizer.state.get(p, {}).items():
-            if buf == "step":  # Adam's/Adagrad's count of earlier steps: the step attribute
-                n = float(val.item() if torch.is_tensor(val) else val)
-                if n != step - 1:
-                    print("dump_step: warning: optimizer state of %s has step %g, "
-                          "expected %d (step - 1)" % (name, n, step - 1), file=sys.stderr)
-                continue
-            if not torch.is_tensor(val) or val.shape != p.shape:
-                continue
-            put("step_%06d/state/%s/%s" % (step, buf, name), val)
-
-    optimizer.step()
-
-    for name, p in named:
-        put("step_%06d/param_next/%s" % (step, name), p)
+def trace_writer(h5file, model, optimizer, steps):
+    """gtool.torch.TraceWriter over the open file: it records each step in
+    `steps` (gradients, parameters and optimizer state before the step,
+    param_next after it, the hyper-parameters as attributes).  The package is
+    python/gtool of this source tree, over build/libgtool.so (run `make`
+    first); installed, it is just `from gtool.torch import TraceWriter`."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(root, "python"))
+    from gtool.torch import TraceWriter
+    return TraceWriter(h5file, model, optimizer, steps=steps)
 
 
 # ---------------------------------------------------------------------------
@@ -208,17 +117,18 @@ def train_classifier(path, model, model_desc, optimizer, shape, steps, total, dt
     gen = torch.Generator().manual_seed(SEED)
     it = batches(len(ytr), 32, gen)
     with open_trace(path, model_desc, "sklearn digits 8x8 (1500 train / 297 test), x/16") as f:
+        tw = trace_writer(f, model, optimizer, steps)
         for step in range(1, total + 1):
             idx = next(it)
             xb = xtr[idx].view(shape)
             optimizer.zero_grad(set_to_none=True)
             loss = F.cross_entropy(model(xb), ytr[idx])
             loss.backward()
+            tw.before_step(step)
+            optimizer.step()
+            tw.after_step(step)
             if step in steps:
-                dump_step(f, step, model, optimizer)
                 print("  %s step %d loss %.4f" % (os.path.basename(path), step, loss.item()))
-            else:
-                optimizer.step()
         with torch.no_grad():
             acc = (model(xte.view((-1,) + tuple(shape[1:]))).argmax(1) == yte).float().mean().item()
         f.attrs["test_accuracy"] = acc
@@ -303,6 +213,7 @@ def make_lstm():
                     % (len(vocab), len(vocab)),
                     "%s (%d chars, vocab %d), windows of %d, batch %d"
                     % (src, len(text), len(vocab), seq, bs)) as f:
+        tw = trace_writer(f, model, opt, steps)
         f.attrs["lr_schedule"] = "CosineAnnealingLR(T_max=%d, eta_min=3e-4), stepped after each step" % total
         for step in range(1, total + 1):
             starts = torch.randint(0, len(ids) - seq - 1, (bs,), generator=gen)
@@ -311,12 +222,12 @@ def make_lstm():
             opt.zero_grad(set_to_none=True)
             loss = F.cross_entropy(model(xb).reshape(-1, len(vocab)), yb.reshape(-1))
             loss.backward()
+            tw.before_step(step)
+            opt.step()
+            tw.after_step(step)
             if step in steps:
-                dump_step(f, step, model, opt)
                 print("  lstm_adamw.h5 step %d lr %.6g loss %.4f"
                       % (step, opt.param_groups[0]["lr"], loss.item()))
-            else:
-                opt.step()
             sched.step()
         f.attrs["final_loss"] = loss.item()
 
@@ -419,6 +330,7 @@ def make_f16_trace(fname, model, desc, make_opt):
     with open_trace(os.path.join(HERE, fname), desc,
                     "sklearn digits 8x8 (1500 train / 297 test), x/16; forward and "
                     "backward in float32, gradients rounded to float16") as f:
+        tw = trace_writer(f, half, opt, (1, 2, 10))
         for step in range(1, 11):
             idx = next(it)
             with torch.no_grad():
@@ -428,10 +340,9 @@ def make_f16_trace(fname, model, desc, make_opt):
             F.cross_entropy(model(xtr[idx]), ytr[idx]).backward()
             for ph, p in zip(half.parameters(), model.parameters()):
                 ph.grad = p.grad.to(torch.float16)
-            if step in (1, 2, 10):
-                dump_step(f, step, half, opt)
-            else:
-                opt.step()
+            tw.before_step(step)
+            opt.step()
+            tw.after_step(step)
     print("  %s" % fname)
 
 

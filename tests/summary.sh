@@ -2,7 +2,7 @@
 # summary.sh DIR - the one closing line over every suite: N passed, N failed
 dir=$1
 passed=0; failed=0
-for s in unit unit-asan cli fuzz fuzz-run examples; do
+for s in unit unit-asan cli fuzz fuzz-run examples pytest; do
 	if [ -f "$dir/$s.txt" ]; then
 		read -r p f < "$dir/$s.txt"
 		passed=$((passed + p)); failed=$((failed + f))

@@ -45,7 +45,9 @@ ANA_SRC := $(sort $(wildcard analysis/*.c))
 # engine/: what more than one front end needs (codec specs, the coding
 # plan, the compress driver, in-memory coding); cmd/ and mpi/ call it
 ENG_SRC := $(sort $(wildcard engine/*.c))
-CMD_SRC := $(sort $(wildcard cmd/*.c))
+# front/: what both front ends (cmd/ and mpi/) share: printing
+FRONT_SRC := $(sort $(wildcard front/*.c))
+CMD_SRC := $(sort $(wildcard cmd/*.c)) $(FRONT_SRC)
 CORE_SRC := $(LIB_SRC) $(FMT_SRC) $(ANA_SRC) $(ENG_SRC)
 # libgtool (.a and .so): every layer below cmd/, the public API on top
 API_SRC := $(sort $(wildcard api/*.c))
@@ -78,6 +80,7 @@ HAVE_MPI := 1
 endif
 MPI_SRC := $(sort $(wildcard mpi/*.c))
 MPI_OBJ := $(call obj,$(BUILD),$(MPI_SRC))
+FRONT_OBJ := $(call obj,$(BUILD),$(FRONT_SRC))
 MPI_BIN := $(if $(HAVE_MPI),$(BUILD)/gtool-mpi)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
@@ -160,8 +163,8 @@ $(BUILD)/obj/mpi/%.o: mpi/%.c
 	OMPI_CC=$(CC) $(MPICC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
 # gtool-mpi is a front end of its own: mpi/ and the engine, nothing of cmd/
-$(BUILD)/gtool-mpi: $(MPI_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
-	OMPI_CC=$(CC) $(MPICC) $(LDFLAGS_ALL) -o $@ $(MPI_OBJ) \
+$(BUILD)/gtool-mpi: $(MPI_OBJ) $(FRONT_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
+	OMPI_CC=$(CC) $(MPICC) $(LDFLAGS_ALL) -o $@ $(MPI_OBJ) $(FRONT_OBJ) \
 		$(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LIBS)
 
 # ---- HDF5 filter plugin (plugins/, man/gtool-h5filter.5) ------------------

@@ -7,7 +7,7 @@
 
 #include "../engine/gt_allreduce.h"
 #include "cmds.h"
-#include "msg.h"
+#include "../front/msg.h"
 #include "../lib/banned.h"
 
 /* gtool-mpi in the folder of the running executable, or NULL. */

@@ -7,7 +7,7 @@
 
 #include "cmds.h"
 #include "common_opts.h"
-#include "msg.h"
+#include "../front/msg.h"
 #include "util.h"
 #include "../engine/gt_netmodel.h"
 #include "../analysis/gt_ringmodel.h"

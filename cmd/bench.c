@@ -6,7 +6,7 @@
 
 #include "cmds.h"
 #include "common_opts.h"
-#include "msg.h"
+#include "../front/msg.h"
 #include "util.h"
 #include "../engine/gt_measure.h"
 #include "../lib/banned.h"

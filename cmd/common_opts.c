@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "common_opts.h"
-#include "msg.h"
+#include "../front/msg.h"
 #include "../lib/banned.h"
 
 enum { OPT_DTYPE = 0x500, OPT_BLOCK, OPT_CHUNK, OPT_FORMAT };

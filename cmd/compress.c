@@ -7,7 +7,7 @@
 
 #include "cmds.h"
 #include "common_opts.h"
-#include "msg.h"
+#include "../front/msg.h"
 #include "optflags.h"
 #include "sigclean.h"
 #include "util.h"

@@ -8,7 +8,7 @@
 
 #include "cmds.h"
 #include "common_opts.h"
-#include "msg.h"
+#include "../front/msg.h"
 #include "sigclean.h"
 #include "util.h"
 #include "../formats/gt_gtz.h"

@@ -7,7 +7,7 @@
 
 #include "cmds.h"
 #include "common_opts.h"
-#include "msg.h"
+#include "../front/msg.h"
 #include "../engine/gt_spec.h"
 #include "../engine/gt_steps.h"
 #include "util.h"

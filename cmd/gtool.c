@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "msg.h"
+#include "../front/msg.h"
 #include "util.h"
 #include "../lib/gt_bitio.h"
 #include "../lib/gt_codec.h"

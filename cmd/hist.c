@@ -10,7 +10,7 @@
 
 #include "cmds.h"
 #include "common_opts.h"
-#include "msg.h"
+#include "../front/msg.h"
 #include "util.h"
 #include "../analysis/gt_hist.h"
 #include "../analysis/gt_stats.h"

@@ -8,7 +8,7 @@
 
 #include "cmds.h"
 #include "common_opts.h"
-#include "msg.h"
+#include "../front/msg.h"
 #include "util.h"
 #include "../formats/gt_gtz.h"
 #include "../lib/gt_codec.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cmds.h"
-#include "msg.h"
+#include "../front/msg.h"
 #include "util.h"
 #include "../analysis/gt_svg.h"
 #include "../formats/gt_sink.h"

@@ -6,7 +6,7 @@
 
 #include "cmds.h"
 #include "common_opts.h"
-#include "msg.h"
+#include "../front/msg.h"
 #include "util.h"
 #include "../analysis/gt_stats.h"
 #include "../formats/gt_source.h"

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "msg.h"
+#include "../front/msg.h"
 #include "util.h"
 #include "../formats/gt_gtz.h"
 #include "../formats/gt_source.h"

@@ -11,7 +11,7 @@
 #include "load.h"
 #include "ring.h"
 #include "../analysis/gt_metric.h"
-#include "mpimsg.h"
+#include "../front/msg.h"
 #include "../engine/gt_allreduce.h"
 #include "../engine/gt_spec.h"
 #include "../engine/gt_table.h"

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "load.h"
-#include "mpimsg.h"
+#include "../front/msg.h"
 #include "../engine/gt_optctx.h"
 #include "../engine/gt_tensor.h"
 #include "../formats/gt_source.h"

@@ -1,12 +1,11 @@
-/* mpimsg.c - error and warning messages of gtool-mpi on stderr (its own:
- * the MPI binary links nothing of cmd/) */
+/* msg.c - error and warning messages on stderr, for both front ends (gtool and gtool-mpi) */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpimsg.h"
+#include "msg.h"
 #include "../lib/banned.h"
 
 static const char *msg_prefix = "gtool";
@@ -107,3 +106,20 @@ char *xstrdup(const char *s)
 		gt_die("out of memory");
 	return p;
 }
+
+/* The engine's warnings become gt_warn lines (silenced by -q), its extra
+ * errors gt_error lines; its notes are printed as they come. */
+static void notify(void *arg, enum gt_note kind, const char *msg)
+{
+	(void)arg;
+	if (kind == GT_NOTE_WARN) {
+		gt_warn("%s", msg);
+	} else if (kind == GT_NOTE_ERROR) {
+		gt_error("%s", msg);
+	} else {
+		fflush(stdout);
+		fprintf(stderr, "%s: %s\n", msg_prefix, msg);
+	}
+}
+
+const struct gt_notify gt_msg_notify = { notify, NULL };

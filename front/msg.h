@@ -1,4 +1,4 @@
-/* msg.h - the only place gtool prints diagnostics */
+/* msg.h - the only place the front ends (cmd/, mpi/) print diagnostics */
 #ifndef GT_MSG_H
 #define GT_MSG_H
 

@@ -344,44 +344,6 @@ static int refresh_tables(struct job *j, const unsigned char *sel)
 	return rc;
 }
 
-static int write_all(struct job *j)
-{
-	const size_t n = gt_source_count(j->src);
-	unsigned char *sel = calloc(n ? n : 1, 1);
-	uint64_t total = 0;
-	struct gt_diag d = { "" };
-	int rc = sel ? check_lost(j) : gt_diag_set(j->d, GT_ERR(NOMEM), "out of memory");
-
-	if (rc >= 0)
-		rc = select_tensors(j, sel, &total);
-
-	for (size_t g = 0; rc >= 0 && g < gt_source_ngroups(j->src); g++) {
-		rc = gt_gtz_write_group(j->w, gt_source_group(j->src, g), &d);
-		if (rc < 0)
-			gt_diag_set(j->d, rc, "%s: %s", j->o->output, d.msg);
-	}
-	if (rc >= 0 && j->o->table_refresh)
-		rc = refresh_tables(j, sel);
-	if (rc >= 0 && j->o->ev.start)
-		j->o->ev.start(j->o->ev.arg, total);
-	for (size_t i = 0; rc >= 0 && i < n; i++)
-		if (sel[i])
-			rc = pack_tensor(j, i);
-	if (rc >= 0) {
-		rc = gt_gtz_write_objects(j->w, j->src, keep_object, j, &d);
-		if (rc < 0) /* a write error names the output, a read error the input */
-			gt_diag_set(j->d, rc, "%s: %s", d.msg[0] == 'w' ? j->o->output
-					: j->o->input, d.msg);
-	}
-	if (rc >= 0) {
-		rc = gt_gtz_writer_commit(j->w, &d);
-		if (rc < 0)
-			gt_diag_set(j->d, rc, "%s: %s", j->o->output, d.msg);
-	}
-	free(sel);
-	return rc;
-}
-
 /* ---- HDF5 output: filter 400 on each float dataset ---------------------- */
 
 int gt_pack_h5_check(const struct gt_pack_opts *o, struct gt_diag *d)
@@ -467,8 +429,25 @@ static int h5_objects(struct job *j)
 	return 0;
 }
 
-/* write_all for HDF5 output: groups, tensors, objects, commit. */
-static int write_h5(struct job *j)
+/* The .gtz writer's objects: a write error names the output, a read error
+ * the input. */
+static int gtz_objects(struct job *j)
+{
+	struct gt_diag d = { "" };
+	const int rc = gt_gtz_write_objects(j->w, j->src, keep_object, j, &d);
+
+	if (rc < 0)
+		gt_diag_set(j->d, rc, "%s: %s", d.msg[0] == 'w' ? j->o->output : j->o->input,
+			    d.msg);
+	return rc;
+}
+
+/*
+ * Groups, the selected tensors, the other objects, then the commit, into
+ * the .gtz writer or (j->sink) the filtered HDF5 file: the order and the
+ * selection are the same for both.
+ */
+static int write_all(struct job *j)
 {
 	const size_t n = gt_source_count(j->src);
 	unsigned char *sel = calloc(n ? n : 1, 1);
@@ -479,19 +458,23 @@ static int write_h5(struct job *j)
 	if (rc >= 0)
 		rc = select_tensors(j, sel, &total);
 	for (size_t g = 0; rc >= 0 && g < gt_source_ngroups(j->src); g++) {
-		rc = gt_sink_group(j->sink, gt_source_group(j->src, g), &d);
+		const struct gt_group_info *gi = gt_source_group(j->src, g);
+
+		rc = j->sink ? gt_sink_group(j->sink, gi, &d) : gt_gtz_write_group(j->w, gi, &d);
 		if (rc < 0)
 			gt_diag_set(j->d, rc, "%s: %s", j->o->output, d.msg);
 	}
+	if (rc >= 0 && j->o->table_refresh) /* .gtz only: gt_pack_h5_check */
+		rc = refresh_tables(j, sel);
 	if (rc >= 0 && j->o->ev.start)
 		j->o->ev.start(j->o->ev.arg, total);
 	for (size_t i = 0; rc >= 0 && i < n; i++)
 		if (sel[i])
-			rc = h5_tensor(j, i);
+			rc = j->sink ? h5_tensor(j, i) : pack_tensor(j, i);
 	if (rc >= 0)
-		rc = h5_objects(j);
+		rc = j->sink ? h5_objects(j) : gtz_objects(j);
 	if (rc >= 0) {
-		rc = gt_sink_commit(j->sink, &d);
+		rc = j->sink ? gt_sink_commit(j->sink, &d) : gt_gtz_writer_commit(j->w, &d);
 		if (rc < 0)
 			gt_diag_set(j->d, rc, "%s: %s", j->o->output, d.msg);
 	}
@@ -559,7 +542,7 @@ int gt_pack_file(const struct gt_pack_opts *o, struct gt_pack_result *r, struct 
 	j.d = d;
 	rc = open_files(&j);
 	if (rc >= 0)
-		rc = j.sink ? write_h5(&j) : write_all(&j);
+		rc = write_all(&j);
 	if (rc >= 0 && r) {
 		r->in_bytes = j.in_bytes;
 		r->out_bytes = j.sink ? file_bytes(o->output) : gt_gtz_writer_bytes(j.w);

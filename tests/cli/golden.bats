@@ -1,13 +1,16 @@
 #!/usr/bin/env bats
 # golden.bats - `gtool compress -T1` still writes the bytes it wrote when
 # tests/golden/compress.sha256 was recorded: every sample x every codec,
-# gcomp's modes and huffexp --table-refresh (gen-compress.sh makes the list)
+# gcomp's modes and huffexp --table-refresh (gen-compress.sh makes the list),
+# and every block's payload is the one the gtool before the library and
+# format 1.1 work wrote (payloads.sha256)
 
 bats_require_minimum_version 1.5.0
 
 load helpers
 
-@test "golden: compress -T1 digests of every sample and codec are unchanged" {
+# check_digests LIST payloads|file: recompute every line of LIST
+check_digests() {
 	local sum sample bad=0 n=0 got
 	local -a args
 	while read -r sum sample rest; do
@@ -19,17 +22,39 @@ load helpers
 			bad=$((bad + 1))
 			continue
 		fi
-		got=$(sha256sum < x.gtz)
+		if [ "$2" = payloads ]; then
+			got=$(payloads x.gtz | sha256sum)
+		else
+			got=$(sha256sum < x.gtz)
+		fi
 		got=${got%% *}
 		if [ "$got" != "$sum" ]; then
 			echo "digest differs: $sample ${args[*]}"
 			bad=$((bad + 1))
 		fi
 		n=$((n + 1))
-	done < "$ROOT/tests/golden/compress.sha256"
+	done < "$1"
 	echo "$n digests checked, $bad differ"
 	[ "$n" -gt 150 ]
 	[ "$bad" -eq 0 ]
+}
+
+# payloads FILE.gtz: its blocks' payloads in file order, as gen-compress.sh
+payloads() {
+	gtool ls --records --format tsv "$1" |
+	awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$h["record"] == "block" { print $h["payload_offset"], $h["payload_bytes"] }' |
+	while read -r off len; do
+		tail -c +$((off + 1)) "$1" | head -c "$len"
+	done
+}
+
+@test "golden: compress -T1 digests of every sample and codec are unchanged" {
+	check_digests "$ROOT/tests/golden/compress.sha256" file
+}
+
+@test "golden: the coded blocks are the bytes gtool wrote before format 1.1" {
+	check_digests "$ROOT/tests/golden/payloads.sha256" payloads
 }
 
 @test "golden: the list covers every codec and gcomp mode" {

@@ -289,7 +289,8 @@ static int writer_aux(struct gtool_writer *w, const struct gtool_optctx *opt)
 	    (opt->state[1] && opt->n_state[1] != w->count))
 		return w_failf(w, GT_ERR(INVAL),
 			       "optimizer context arrays differ in length from the tensor");
-	if (gt_optim_check(&w->optim, "optimizer context", &d) < 0)
+	if (gt_optim_check(&w->optim, "optimizer context", &d) < 0 ||
+	    api_optctx_states(opt, &d) < 0)
 		return w_fail(w, GT_ERR(INVAL), &d);
 	return 0;
 }

@@ -34,5 +34,8 @@ int api_msg(char *msg, int rc, const struct gt_diag *d);
 int api_count(const uint64_t *dims, unsigned rank, uint64_t *count_ret);
 /* @len bytes of @dtype: GT_ERR(INVAL)/(TYPE) unless len == count * size. */
 int api_check_len(int dtype, uint64_t count, size_t len, struct gt_diag *d);
+/* Every state buffer of the optimizer is given when its step is past the
+ * first: GT_ERR(INVAL) naming the missing one. */
+int api_optctx_states(const struct gtool_optctx *c, struct gt_diag *d);
 
 #endif

@@ -79,6 +79,8 @@ GTOOL_API int gtool_update_fidelity(const struct gtool_optctx *opt, const float 
 		return api_errf(err, GT_ERR(INVAL),
 				"the context's param and state must hold %zu values", n);
 	rc = gt_optim_check(&opt->o, "optimizer context", &d);
+	if (rc >= 0)
+		rc = api_optctx_states(opt, &d);
 	if (rc < 0)
 		return api_err(err, rc, &d);
 	gt_fidelity_init(&acc);

@@ -253,6 +253,24 @@ GTOOL_API int gtool_optctx_set_state(struct gtool_optctx *ctx, const char *name,
 	return GT_ERR(NOTFOUND);
 }
 
+/*
+ * After the first step an optimizer's state buffers exist (PyTorch makes
+ * them at step 1), so a buffer missing at step t > 1 is a context left
+ * incomplete, not an initial state: refuse it rather than step from zeros.
+ */
+int api_optctx_states(const struct gtool_optctx *c, struct gt_diag *d)
+{
+	if (c->o.t <= 1)
+		return 0;
+	for (int i = 0; i < gt_optim_nstates(c->o.kind); i++)
+		if (!c->state[i])
+			return gt_diag_set(d, GT_ERR(INVAL), "optimizer %s at step %ld needs its "
+					   "state '%s' (the buffer before the step)",
+					   gt_optim_name(c->o.kind), c->o.t,
+					   gt_optim_state_name(c->o.kind, i));
+	return 0;
+}
+
 GTOOL_API int gtool_optctx_check(struct gtool_optctx *ctx)
 {
 	struct gt_diag d = { "" };
@@ -261,6 +279,8 @@ GTOOL_API int gtool_optctx_check(struct gtool_optctx *ctx)
 	if (!ctx)
 		return GT_ERR(INVAL);
 	rc = gt_optim_check(&ctx->o, "optimizer context", &d);
+	if (rc >= 0)
+		rc = api_optctx_states(ctx, &d);
 	return rc < 0 ? api_msg(ctx->msg, rc, &d) : 0;
 }
 

@@ -187,14 +187,18 @@ void gtool_optctx_free(struct gtool_optctx *ctx);
 int gtool_optctx_set(struct gtool_optctx *ctx, const char *name, double value);
 /* The parameter before the step: @n f32 values (borrowed). */
 int gtool_optctx_set_param(struct gtool_optctx *ctx, const float *param, size_t n);
-/* State buffer @name before the step: @n f32 values (borrowed).
+/* State buffer @name before the step: @n f32 values (borrowed).  At step 1
+ * a buffer left out is PyTorch's initial state (zeros); after it, every
+ * buffer the optimizer keeps must be given (gtool_optctx_check).
  * @return 0, GTOOL_E_NOTFOUND (a buffer this optimizer does not keep). */
 int gtool_optctx_set_state(struct gtool_optctx *ctx, const char *name,
 			   const float *state, size_t n);
 /*
  * gtool_optctx_check - whether the hyper-parameters are complete and valid
- * for the optimizer (gcomp and gtool_update_fidelity check this too).
- * @return 0, GTOOL_E_NOTFOUND ("attribute lr missing"), GTOOL_E_INVAL,
+ * for the optimizer, and, past step 1, every state buffer it keeps is set
+ * (gcomp and gtool_update_fidelity check this too).
+ * @return 0, GTOOL_E_NOTFOUND ("attribute lr missing"), GTOOL_E_INVAL
+ *	("optimizer adam at step 10 needs its state 'exp_avg_sq' ..."),
  *	GTOOL_E_UNSUPPORTED; the message in gtool_optctx_errmsg().
  */
 int gtool_optctx_check(struct gtool_optctx *ctx);

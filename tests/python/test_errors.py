@@ -86,6 +86,17 @@ def test_gcomp_bad_optimizer_state():
     raises("param must be float32, not f64", -10, gtool.compress, G, codec="gcomp", **kw)
 
 
+def test_gcomp_missing_optimizer_state():
+    # after the first step PyTorch's state exists: a missing buffer is an
+    # incomplete context, never taken as zeros
+    kw = dict(ADAM, state={"exp_avg": G})
+    assert kw["step"] > 1
+    raises("optimizer adam at step %d needs its state 'exp_avg_sq' (the buffer before "
+           "the step)" % kw["step"], -2, gtool.compress, G, codec="gcomp", **kw)
+    kw = dict(ADAM, step=1, state={})
+    assert gtool.decompress(gtool.compress(G, codec="gcomp", **kw)).shape == G.shape
+
+
 def test_bad_optimizer_and_hparams():
     raises("unknown optimizer 'adamx'", -8, gtool.compress, G, codec="gcomp", optimizer="adamx")
     raises("unknown hyper-parameter 'foo'", -8, gtool.compress, G, codec="gcomp",

@@ -303,6 +303,20 @@ static void test_gcomp(void)
 		 GTOOL_E_INVAL);
 	CHECK(!strcmp(e.msg, "optimizer context arrays differ in length from the tensor"));
 	CHECK_RC(gtool_update_fidelity(a.ctx, a.g, back, NULL, n, &f, &e), GTOOL_E_INVAL);
+	/* a state buffer left out after the first step is refused, not zeros */
+	CHECK_RC(gtool_optctx_set_param(a.ctx, a.param, n), 0);
+	CHECK_RC(gtool_optctx_set_state(a.ctx, "exp_avg_sq", NULL, 0), 0);
+	CHECK_RC(gtool_optctx_check(a.ctx), GTOOL_E_INVAL);
+	CHECK(!strcmp(gtool_optctx_errmsg(a.ctx), "optimizer adamw at step 5 needs its state "
+		      "'exp_avg_sq' (the buffer before the step)"));
+	CHECK_RC(gtool_compress_alloc("gcomp", GTOOL_F32, dims, 1, a.g, n * 4, a.ctx, &b2, &l2, &e),
+		 GTOOL_E_INVAL);
+	CHECK(!strcmp(e.msg, gtool_optctx_errmsg(a.ctx)));
+	CHECK_RC(gtool_update_fidelity(a.ctx, a.g, back, NULL, n, &f, &e), GTOOL_E_INVAL);
+	CHECK(!strcmp(e.msg, gtool_optctx_errmsg(a.ctx)));
+	/* at step 1 the state before the step is PyTorch's zeros */
+	CHECK_RC(gtool_optctx_set(a.ctx, "step", 1), 0);
+	CHECK_RC(gtool_optctx_check(a.ctx), 0);
 	gtool_free(b1);
 	gtool_free(b2);
 	gtool_free(back);

@@ -30,8 +30,12 @@ OPT ?= -O2 -g
 # Read when make reads this file: on a machine without the -dev packages
 # they are empty, which is why check, demo and bench run `deps` first and
 # then build in a second $(MAKE), which reads them again.
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# Asked of pkg-config on first use, once (not when the Makefile is read):
+# `make demo`, `make check` and `make bench` run `make deps` first and
+# never expand them themselves, so a machine without the -dev packages
+# yet gets them before pkg-config is asked.
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null))$(PKG_CFLAGS)
+PKG_LIBS = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null))$(PKG_LIBS)
 # Every object is position-independent, so the one object tree serves the
 # gtool binary, libgtool.a and libgtool.so (measured: the codecs run the same
 # instructions, README "Speed and size"); hidden visibility keeps all but the
@@ -125,7 +129,7 @@ deps:
 # Objects depend on the flags they were built with, as git's GIT-CFLAGS:
 # a change of OPT, SANITIZE or PIC rebuilds them.
 FLAGS_STAMP = $(BUILD)/obj/.cflags
-ifeq ($(filter clean help deps,$(MAKECMDGOALS)),)
+ifeq ($(filter clean help deps demo check bench,$(MAKECMDGOALS)),)
 $(shell mkdir -p $(BUILD)/obj && (echo '$(CFLAGS_ALL)' | cmp -s - $(FLAGS_STAMP) || \
 	echo '$(CFLAGS_ALL)' > $(FLAGS_STAMP)))
 endif

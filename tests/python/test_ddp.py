@@ -30,25 +30,31 @@ CONFIGS = ["none,adam,0", "none,sgd,0", "huffexp,adam,0", "huffexp,sgd,0", "zstd
            "zstd,sgd,0", "gcomp,adam,0", "topk:cf=20,sgd,0", "topk:cf=20,sgd,1"]
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    """Every configuration, 20 steps each, in one pair of processes."""
-    d = tmp_path_factory.mktemp("ddp")
+def run_ranks(d, world, configs, env=None):
+    """Every configuration, 20 steps each, in one set of `world` processes
+    (ddp_worker.py); {config: (final parameters, the hook's stats)}."""
     port = free_port()
-    procs = [subprocess.Popen([sys.executable, os.path.join(HERE, "ddp_worker.py"), str(r), "2",
-                               str(port), str(d)] + CONFIGS,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-             for r in range(2)]
+    procs = [subprocess.Popen([sys.executable, os.path.join(HERE, "ddp_worker.py"), str(r),
+                               str(world), str(port), str(d)] + configs,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              env=dict(os.environ, **(env or {})))
+             for r in range(world)]
     for p in procs:
         o, _ = p.communicate(timeout=300)
         assert p.returncode == 0, o
     out = {}
-    for c in CONFIGS:
+    for c in configs:
         with np.load(os.path.join(d, c + ".npz")) as z:
             params = {k: z[k] for k in z.files}
         with open(os.path.join(d, c + ".npz.json")) as fh:
             out[c] = (params, json.load(fh))
     return out
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Every configuration, 20 steps each, in one pair of processes."""
+    return run_ranks(tmp_path_factory.mktemp("ddp"), 2, CONFIGS)
 
 
 @pytest.mark.parametrize("optim", ["adam", "sgd"])
@@ -135,3 +141,22 @@ def test_hook_bf16_and_error_feedback(one_rank):
     assert torch.equal(second[:5], x[:5]) and not second[5:].any()
     st = state.stats()
     assert st["steps"] == 2 and st["bytes_raw_per_step"] == 4000
+
+
+def test_error_feedback_follows_parameters_into_new_buckets(one_rank):
+    """DDP regroups parameters into new buckets after its first step: the
+    residual belongs to each parameter, not to a bucket index."""
+    import torch
+    from gtool.torch import ddp_comm_hook
+    a, b = torch.zeros(6), torch.zeros(4)
+    g = torch.tensor([9.0, 0, 0, 0, 0, 0, 1, 2, 3, 8])  # a's values, then b's
+    state, hook = ddp_comm_hook(codec="topk:k=2", error_feedback=True)
+    first = hook(state, FakeBucket([a, b], g.clone(), index=0)).wait()
+    assert first.tolist() == [9, 0, 0, 0, 0, 0, 0, 0, 0, 8]
+    # step 2: b alone in bucket 0, a alone in bucket 1, no new gradient
+    got_b = hook(state, FakeBucket([b], torch.zeros(4), index=0)).wait()
+    assert got_b.tolist() == [0, 2, 3, 0]  # b's residual: 1, 2, 3; top 2 sent
+    got_a = hook(state, FakeBucket([a], torch.zeros(6), index=1)).wait()
+    assert not got_a.any()
+    got_b = hook(state, FakeBucket([b], torch.zeros(4), index=0)).wait()
+    assert got_b.tolist() == [1, 0, 0, 0]

@@ -105,7 +105,7 @@ static void test_scatter(void)
 	const char *names[] = { "huffexp", "gcomp", "tfp:bits=4", "nan" };
 	const struct gt_plot_series sr = { NULL, x, y, 4, names };
 	struct gt_plot p = { GT_PLOT_SCATTER, "Ratio & RMSE", "RMSE", "ratio", 1, 0, 1,
-			     NULL, 0, &sr, 1, 0, 0 };
+			     NULL, 0, &sr, 1, 0, 0, NULL };
 	char *buf;
 	size_t len;
 
@@ -129,7 +129,7 @@ static void test_bars_lines(void)
 	const struct gt_plot_series ln[] = { { "level 0", steps, c, 3, NULL },
 					     { "level 1", steps, d, 3, NULL } };
 	struct gt_plot p = { GT_PLOT_BARS, "MB/s", NULL, "MB/s", 0, 0, 0, cats, 3,
-			     sr, 2, 0, 0 };
+			     sr, 2, 0, 0, NULL };
 	char *buf;
 	size_t len;
 

@@ -36,9 +36,20 @@ void gt_svg_circle(struct gt_svg *s, double cx, double cy, double r,
 /* @n points (x0, y0, x1, y1, ...) joined by a line. */
 void gt_svg_polyline(struct gt_svg *s, const double *xy, size_t n,
 		     const char *stroke, double width);
+/* A group <g class="@cls"> around what follows, up to gt_svg_group_end. */
+void gt_svg_group_begin(struct gt_svg *s, const char *cls);
+void gt_svg_group_end(struct gt_svg *s);
 /* A legend: @n coloured squares with labels, top-left at (x, y). */
 void gt_svg_legend(struct gt_svg *s, double x, double y,
 		   const char *const *labels, size_t n);
+
+/*
+ * The box a text is taken to fill, for placing labels: each character
+ * GT_SVG_CHAR_EM times the font size wide (wider than the average glyph of
+ * a sans-serif font), from the font size above the baseline to a quarter
+ * of it below.  Tests that check labels for overlap use the same estimate.
+ */
+#define GT_SVG_CHAR_EM 0.6
 
 /* ---- charts ------------------------------------------------------------ */
 
@@ -58,7 +69,7 @@ struct gt_plot_series {
 
 struct gt_plot {
 	enum gt_plot_kind kind;
-	const char *title, *xlabel, *ylabel;
+	const char *title, *xlabel, *ylabel; /* NULL or "": none drawn */
 	int log_x, log_y;         /* logarithmic axes (not x of bars) */
 	int pareto;               /* scatter: join the points no other beats
 				   * in both x and y (lower is better) */
@@ -67,13 +78,18 @@ struct gt_plot {
 	const struct gt_plot_series *series;
 	size_t nseries;
 	unsigned width, height;   /* 0: 900 x 500 */
+	const char *subtitle;     /* a smaller line under the title, or NULL */
 };
 
 /*
  * gt_svg_plot - the chart @p as an SVG document (as gt_svg_end hands it
  * out).  NaN values are left out.  On a logarithmic axis, values <= 0 are
  * drawn on the axis itself, labelled 0 (a lossless codec's error of 0 on
- * an error axis).
+ * an error axis); it has a tick at every decade (labelled at every one up
+ * to 12 decades).  Scatter labels are placed where their boxes (see
+ * GT_SVG_CHAR_EM) overlap no other label and no point and stay inside the
+ * plot, beside the point or, in a crowd, further up or down with a line
+ * to it; they are the <text> elements of <g class="labels">.
  * @return 0, GT_ERR(INVAL) (no series, bars without categories, a series
  *	shorter than the categories), GT_ERR(NOMEM).
  */

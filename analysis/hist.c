@@ -71,6 +71,7 @@ struct chart {
 	int bias;
 	int log_y;
 	double ymin, ymax;  /* axis range, in % (log: powers of 10) */
+	double ystep;       /* linear: tick spacing */
 };
 
 /* Slot index of field @e, or -1 when it is not shown. */
@@ -106,13 +107,14 @@ static double y_of(const struct chart *c, double pct)
 	return c->bottom - t * (c->bottom - c->top);
 }
 
-static double nice_ceil(double v)
+/* A tick step of 1, 2, 2.5 or 5 times a power of ten: about @v / 5. */
+static double nice_step(double v)
 {
-	const double p = pow(10, floor(log10(v)));
+	const double p = pow(10, floor(log10(v / 5)));
 	static const double steps[] = { 1, 2, 2.5, 5, 10 };
 
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
-		if (steps[i] * p >= v * (1 - 1e-12))
+		if (5 * steps[i] * p >= v * (1 - 1e-12))
 			return steps[i] * p;
 	return 10 * p;
 }
@@ -171,8 +173,10 @@ static int plan(struct chart *c, const struct gt_hist_series *sr, size_t n,
 		if (c->ymin >= c->ymax)
 			c->ymin = c->ymax / 10;
 	} else {
+		/* the axis ends at the first tick at or above the data */
+		c->ystep = nice_step(maxp);
 		c->ymin = 0;
-		c->ymax = nice_ceil(maxp);
+		c->ymax = c->ystep * ceil(maxp / c->ystep * (1 - 1e-12));
 	}
 	return 0;
 }
@@ -185,12 +189,12 @@ static void draw_axes(struct gt_svg *f, const struct chart *c, const char *title
 	gt_svg_text(f, c->w / 2, 28, 18, "middle", 0, title);
 	gt_svg_line(f, c->left, c->bottom, c->right, c->bottom, "black");
 	gt_svg_line(f, c->left, c->top, c->left, c->bottom, "black");
-	/* y ticks: 5 linear steps or one per decade */
-	for (int i = 0; i <= 5 || c->log_y; i++) {
-		const double v = c->log_y ? c->ymin * pow(10, i) : c->ymax * i / 5;
+	/* y ticks: up to the top of the axis, a tick step or a decade apart */
+	for (int i = 0;; i++) {
+		const double v = c->log_y ? c->ymin * pow(10, i) : c->ystep * i;
 		const double y = y_of(c, v);
 
-		if (c->log_y && v > c->ymax * 1.0001)
+		if (v > c->ymax * 1.0001 || i > 64)
 			break;
 		gt_svg_line(f, c->left, y, c->right, y, "#ddd");
 		snprintf(label, sizeof(label), "%g", v);
@@ -224,35 +228,51 @@ static double pct_of(const struct gt_stats *s, size_t e)
 	return s->values ? 100.0 * (double)s->hist[e] / (double)s->values : 0;
 }
 
+/* A special column (0/sub, inf/nan) of series @idx of @n: its own bar. */
+static int special(const struct chart *c, size_t e)
+{
+	return e == 0 || e == c->nbins - 1;
+}
+
+static void draw_bar(struct gt_svg *f, const struct chart *c, const struct gt_stats *s,
+		     size_t e, size_t idx, size_t n)
+{
+	const double slot_w = (c->right - c->left) / (double)c->nslots;
+	const double bw = 0.8 * slot_w / (double)n;
+	const double y = y_of(c, pct_of(s, e));
+	char tip[32];
+
+	snprintf(tip, sizeof(tip), "%.4g%%", pct_of(s, e));
+	gt_svg_rect(f, slot_x(c, (double)slot_of(c, e)) - 0.4 * slot_w + bw * (double)idx, y,
+		    bw, c->bottom - y, gt_svg_color(idx), tip);
+}
+
+/*
+ * One series: bars when it is alone; among several, a line with markers
+ * over the exponents, and the zero/subnormal and Inf/NaN columns as bars
+ * of their own, side by side, never joined to the line.
+ */
 static void draw_series(struct gt_svg *f, const struct chart *c, const struct gt_stats *s,
 			size_t idx, size_t n)
 {
 	const char *color = gt_svg_color(idx);
-	const double slot_w = (c->right - c->left) / (double)c->nslots;
 	double *xy = malloc(2 * c->nbins * sizeof(*xy) + 1);
 	size_t k = 0;
-	char tip[32];
 
 	for (size_t e = 0; e < c->nbins; e++) {
-		const long slot = slot_of(c, e);
-		double y;
-
-		if (slot < 0)
+		if (slot_of(c, e) < 0)
 			continue;
-		y = y_of(c, pct_of(s, e));
-		if (n > 1 && xy) {
-			xy[2 * k] = slot_x(c, (double)slot);
-			xy[2 * k++ + 1] = y;
+		if (n > 1 && !special(c, e) && xy) {
+			xy[2 * k] = slot_x(c, (double)slot_of(c, e));
+			xy[2 * k++ + 1] = y_of(c, pct_of(s, e));
+		} else if (s->hist[e]) {
+			draw_bar(f, c, s, e, n > 1 ? idx : 0, n > 1 ? n : 1);
 		}
-		if (n > 1 || !s->hist[e])
-			continue;
-		snprintf(tip, sizeof(tip), "%.4g%%", pct_of(s, e));
-		gt_svg_rect(f, slot_x(c, (double)slot) - 0.4 * slot_w, y, 0.8 * slot_w,
-			    c->bottom - y, color, tip);
 	}
 	if (n > 1 && xy) {
-		gt_svg_polyline(f, xy, k, color, 1.5);
-		for (size_t e = 0; e < c->nbins; e++)
+		if (k > 1)
+			gt_svg_polyline(f, xy, k, color, 1.5);
+		for (size_t e = 1; e + 1 < c->nbins; e++)
 			if (slot_of(c, e) >= 0 && s->hist[e])
 				gt_svg_circle(f, slot_x(c, (double)slot_of(c, e)),
 					      y_of(c, pct_of(s, e)), 2.5, color, NULL);

@@ -154,6 +154,18 @@ void gt_svg_polyline(struct gt_svg *s, const double *xy, size_t n,
 	fputs("\"/>\n", s->f);
 }
 
+void gt_svg_group_begin(struct gt_svg *s, const char *cls)
+{
+	fputs("<g class=\"", s->f);
+	escape(s->f, cls);
+	fputs("\">\n", s->f);
+}
+
+void gt_svg_group_end(struct gt_svg *s)
+{
+	fputs("</g>\n", s->f);
+}
+
 void gt_svg_legend(struct gt_svg *s, double x, double y,
 		   const char *const *labels, size_t n)
 {
@@ -229,11 +241,15 @@ static double axis_px(const struct axis *a, double v)
 	return a->p0 + t * (a->p1 - a->p0);
 }
 
-/* Tick values along @a: 5 linear steps, or one per decade (at most 12). */
-static size_t axis_ticks(const struct axis *a, double *t, size_t cap)
+/*
+ * Tick values along @a: 5 linear steps, or every decade of a log axis;
+ * *@every_ret: label every that many ticks (log axes over 12 decades).
+ */
+static size_t axis_ticks(const struct axis *a, double *t, size_t cap, size_t *every_ret)
 {
 	size_t n = 0;
 
+	*every_ret = 1;
 	if (!a->log) {
 		for (int i = 0; i <= 5 && n < cap; i++)
 			t[n++] = a->lo + (a->hi - a->lo) * i / 5;
@@ -241,10 +257,12 @@ static size_t axis_ticks(const struct axis *a, double *t, size_t cap)
 	}
 	{
 		const double decades = round(log10(a->hi / a->lo));
-		const double step = pow(10, ceil(decades / 12));
 
-		for (double v = a->lo; v <= a->hi * 1.0001 && n < cap; v *= step)
-			t[n++] = v;
+		for (double k = 0; k <= decades && n < cap; k++)
+			t[n++] = a->lo * pow(10, k);
+		*every_ret = (size_t)ceil(decades / 12);
+		if (!*every_ret)
+			*every_ret = 1;
 	}
 	return n;
 }
@@ -254,39 +272,57 @@ struct frame {
 	struct axis x, y;
 };
 
+static int has_text(const char *t)
+{
+	return t && *t;
+}
+
+static void draw_titles(struct gt_svg *s, const struct frame *fr, const struct gt_plot *p)
+{
+	if (has_text(p->title))
+		gt_svg_text(s, fr->w / 2, 28, 18, "middle", 0, p->title);
+	if (has_text(p->subtitle))
+		gt_svg_text(s, fr->w / 2, has_text(p->title) ? 48 : 28, 12, "middle", 0,
+			    p->subtitle);
+	if (has_text(p->xlabel))
+		gt_svg_text(s, (fr->left + fr->right) / 2, fr->h - 14, 14, "middle", 0,
+			    p->xlabel);
+	if (has_text(p->ylabel))
+		gt_svg_text(s, 22, (fr->top + fr->bottom) / 2, 14, "middle", -90, p->ylabel);
+}
+
 static void draw_frame(struct gt_svg *s, const struct frame *fr, const struct gt_plot *p,
 		       int x_ticks)
 {
-	double t[16];
+	double t[64];
 	char label[32];
-	size_t n = axis_ticks(&fr->y, t, 16);
+	size_t every, n = axis_ticks(&fr->y, t, 64, &every);
 
-	gt_svg_text(s, fr->w / 2, 28, 18, "middle", 0, p->title ? p->title : "");
+	draw_titles(s, fr, p);
 	for (size_t i = 0; i < n; i++) {
 		const double y = axis_px(&fr->y, t[i]);
 
 		gt_svg_line(s, fr->left, y, fr->right, y, "#ddd");
+		gt_svg_line(s, fr->left - 4, y, fr->left, y, "black");
 		snprintf(label, sizeof(label), "%g", t[i]);
-		gt_svg_text(s, fr->left - 6, y + 4, 12, "end", 0, label);
+		if (i % every == 0)
+			gt_svg_text(s, fr->left - 6, y + 4, 12, "end", 0, label);
 	}
 	if (fr->y.log && fr->y.zero)
 		gt_svg_text(s, fr->left - 6, fr->bottom + 14, 12, "end", 0, "0");
 	gt_svg_line(s, fr->left, fr->bottom, fr->right, fr->bottom, "black");
 	gt_svg_line(s, fr->left, fr->top, fr->left, fr->bottom, "black");
-	n = x_ticks ? axis_ticks(&fr->x, t, 16) : 0;
+	n = x_ticks ? axis_ticks(&fr->x, t, 64, &every) : 0;
 	for (size_t i = 0; i < n; i++) {
 		const double x = axis_px(&fr->x, t[i]);
 
 		gt_svg_line(s, x, fr->bottom, x, fr->bottom + 5, "black");
 		snprintf(label, sizeof(label), "%g", t[i]);
-		gt_svg_text(s, x, fr->bottom + 20, 12, "middle", 0, label);
+		if (i % every == 0)
+			gt_svg_text(s, x, fr->bottom + 20, 12, "middle", 0, label);
 	}
 	if (x_ticks && fr->x.log && fr->x.zero)
 		gt_svg_text(s, fr->left, fr->bottom + 34, 12, "middle", 0, "0");
-	gt_svg_text(s, (fr->left + fr->right) / 2, fr->h - 14, 14, "middle", 0,
-		    p->xlabel ? p->xlabel : "");
-	gt_svg_text(s, 22, (fr->top + fr->bottom) / 2, 14, "middle", -90,
-		    p->ylabel ? p->ylabel : "");
 }
 
 /* The points no other point beats in both x and y, joined left to right. */
@@ -332,37 +368,175 @@ static void draw_pareto(struct gt_svg *s, const struct frame *fr, const struct g
 	free(xy);
 }
 
-static void draw_points(struct gt_svg *s, const struct frame *fr, const struct gt_plot *p)
+/* ---- scatter labels: placed so that no two overlap ------------------------ */
+
+struct box {
+	double x0, y0, x1, y1;
+};
+
+static struct box text_box(double x, double y, double size, int anchor_end, const char *t)
 {
-	if (p->pareto)
-		draw_pareto(s, fr, p);
-	for (size_t i = 0; i < p->nseries; i++) {
-		const struct gt_plot_series *sr = &p->series[i];
-		double *xy = malloc(2 * sr->n * sizeof(*xy) + 1);
-		size_t k = 0;
+	size_t n = 0;
+	double w;
+	struct box b;
 
-		for (size_t j = 0; xy && j < sr->n; j++) {
-			const double x = axis_px(&fr->x, sr->x[j]), y = axis_px(&fr->y, sr->y[j]);
+	for (; *t; t++)
+		n += ((unsigned char)*t & 0xC0) != 0x80; /* characters, not UTF-8 bytes */
+	w = GT_SVG_CHAR_EM * size * (double)n;
+	b.x0 = anchor_end ? x - w : x;
+	b.x1 = anchor_end ? x : x + w;
+	b.y0 = y - size;
+	b.y1 = y + 0.25 * size;
+	return b;
+}
 
-			if (isnan(sr->x[j]) || isnan(sr->y[j]))
-				continue;
-			xy[2 * k] = x;
-			xy[2 * k++ + 1] = y;
+static int boxes_meet(const struct box *a, const struct box *b)
+{
+	return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
+}
+
+struct labeller {
+	struct box *labels;       /* the labels placed so far */
+	size_t nlabels;
+	const struct box *points; /* every point, an obstacle */
+	size_t npoints;
+	struct box bounds;        /* where labels may go */
+};
+
+#define LABEL_SIZE 10.0
+#define LABEL_TRIES 60
+
+static int box_free(const struct labeller *lb, const struct box *b)
+{
+	if (b->x0 < lb->bounds.x0 || b->x1 > lb->bounds.x1 || b->y0 < lb->bounds.y0 ||
+	    b->y1 > lb->bounds.y1)
+		return 0;
+	for (size_t i = 0; i < lb->nlabels; i++)
+		if (boxes_meet(b, &lb->labels[i]))
+			return 0;
+	for (size_t i = 0; i < lb->npoints; i++)
+		if (boxes_meet(b, &lb->points[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * Label @t of the point at (px, py): the first free place beside it
+ * (right then left; just above, then just below), then further up and
+ * down, 12 px a step, joined to the point by a thin line.  A label with
+ * no free place in the plot goes beside its point.
+ */
+static void place_label(struct gt_svg *s, struct labeller *lb, double px, double py,
+			const char *t)
+{
+	struct box b = text_box(px + 7, py - 5, LABEL_SIZE, 0, t);
+	double x = px + 7, y = py - 5;
+	int end = 0, found = 0;
+
+	for (int k = 0; k < 2 * LABEL_TRIES && !found; k++) {
+		const double dy = k % 2 ? 13 + 12.0 * (k / 2) : -5 - 12.0 * (k / 2);
+
+		for (int side = 0; side < 2 && !found; side++) {
+			const double cx = px + (side ? -7 : 7);
+			const struct box c = text_box(cx, py + dy, LABEL_SIZE, side, t);
+
+			if (box_free(lb, &c)) {
+				found = 1;
+				b = c;
+				x = cx;
+				y = py + dy;
+				end = side;
+			}
 		}
-		if (xy && p->kind == GT_PLOT_LINES && k > 1)
-			gt_svg_polyline(s, xy, k, gt_svg_color(i), 1.5);
-		for (size_t j = 0, q = 0; xy && j < sr->n; j++) {
-			if (isnan(sr->x[j]) || isnan(sr->y[j]))
+	}
+	if (found && (y < py - 16 || y > py + 14))
+		gt_svg_line(s, px, py, end ? b.x1 : b.x0, y - 0.35 * LABEL_SIZE, "#bbb");
+	gt_svg_text(s, x, y, LABEL_SIZE, end ? "end" : "start", 0, t);
+	lb->labels[lb->nlabels++] = b;
+}
+
+/* The names of the scatter points at @xy (@npoints, NaN left out), placed. */
+static void draw_labels(struct gt_svg *s, const struct frame *fr, const struct gt_plot *p,
+			const double *xy, size_t npoints)
+{
+	const int legend = p->nseries > 1 || p->series[0].label;
+	struct box *mem = malloc(2 * npoints * sizeof(*mem) + 1);
+	struct labeller lb = { mem, 0, mem + npoints, npoints,
+			       { fr->left + 2, fr->top, legend ? fr->right : fr->w - 4,
+				 fr->bottom - 2 } };
+	size_t q = 0;
+
+	if (!mem)
+		return;
+	for (size_t i = 0; i < npoints; i++) {
+		const struct box b = { xy[2 * i] - 4, xy[2 * i + 1] - 4, xy[2 * i] + 4,
+				       xy[2 * i + 1] + 4 };
+
+		mem[npoints + i] = b;
+	}
+	gt_svg_group_begin(s, "labels");
+	for (size_t i = 0; i < p->nseries; i++)
+		for (size_t j = 0; j < p->series[i].n; j++) {
+			if (isnan(p->series[i].x[j]) || isnan(p->series[i].y[j]))
 				continue;
-			gt_svg_circle(s, xy[2 * q], xy[2 * q + 1], p->kind == GT_PLOT_LINES ? 2.5 : 4,
-				      gt_svg_color(i), sr->names ? sr->names[j] : NULL);
-			if (sr->names && p->kind == GT_PLOT_SCATTER)
-				gt_svg_text(s, xy[2 * q] + 6, xy[2 * q + 1] - 5, 10, "start", 0,
-					    sr->names[j]);
+			if (p->series[i].names)
+				place_label(s, &lb, xy[2 * q], xy[2 * q + 1], p->series[i].names[j]);
 			q++;
 		}
-		free(xy);
+	gt_svg_group_end(s);
+	free(mem);
+}
+
+/* Every point's pixel position, series after series, NaN left out. */
+static double *point_px(const struct frame *fr, const struct gt_plot *p, size_t *n_ret)
+{
+	size_t n = 0, k = 0;
+	double *xy;
+
+	for (size_t i = 0; i < p->nseries; i++)
+		n += p->series[i].n;
+	xy = malloc(2 * n * sizeof(*xy) + 1);
+	for (size_t i = 0; xy && i < p->nseries; i++)
+		for (size_t j = 0; j < p->series[i].n; j++) {
+			const double x = p->series[i].x[j], y = p->series[i].y[j];
+
+			if (isnan(x) || isnan(y))
+				continue;
+			xy[2 * k] = axis_px(&fr->x, x);
+			xy[2 * k++ + 1] = axis_px(&fr->y, y);
+		}
+	*n_ret = k;
+	return xy;
+}
+
+static void draw_points(struct gt_svg *s, const struct frame *fr, const struct gt_plot *p)
+{
+	size_t n, q = 0, labels = 0;
+	double *xy = point_px(fr, p, &n);
+
+	if (p->pareto)
+		draw_pareto(s, fr, p);
+	for (size_t i = 0; xy && i < p->nseries; i++) {
+		const struct gt_plot_series *sr = &p->series[i];
+		const size_t first = q;
+
+		for (size_t j = 0; j < sr->n; j++)
+			if (!isnan(sr->x[j]) && !isnan(sr->y[j]))
+				q++;
+		if (p->kind == GT_PLOT_LINES && q - first > 1)
+			gt_svg_polyline(s, xy + 2 * first, q - first, gt_svg_color(i), 1.5);
+		for (size_t j = 0, k = first; j < sr->n; j++) {
+			if (isnan(sr->x[j]) || isnan(sr->y[j]))
+				continue;
+			gt_svg_circle(s, xy[2 * k], xy[2 * k + 1], p->kind == GT_PLOT_LINES ? 2.5 : 4,
+				      gt_svg_color(i), sr->names ? sr->names[j] : NULL);
+			k++;
+		}
+		labels |= sr->names != NULL;
 	}
+	if (xy && labels && p->kind == GT_PLOT_SCATTER)
+		draw_labels(s, fr, p, xy, n);
+	free(xy);
 }
 
 static void draw_bars(struct gt_svg *s, const struct frame *fr, const struct gt_plot *p)
@@ -421,7 +595,8 @@ static int plan(struct frame *fr, const struct gt_plot *p)
 	fr->h = p->height ? p->height : 500;
 	fr->left = 80;
 	fr->right = fr->w - (legend ? 190 : 30);
-	fr->top = 50;
+	fr->top = has_text(p->subtitle) ? (has_text(p->title) ? 66 : 46) :
+		  has_text(p->title) ? 50 : 24;
 	fr->bottom = fr->h - (p->kind == GT_PLOT_BARS && p->ncat > 6 ? 130 : 70);
 	fr->x.log = p->kind != GT_PLOT_BARS && p->log_x;
 	fr->y.log = p->log_y;

@@ -92,7 +92,8 @@ const struct argp bench_argp = {
 	"\vColumns: codec, options, spec, threads, direction (compress or "
 	"decompress), repeat, bytes (original), ratio (coded / original bytes "
 	"of the same run), mbps_median, mbps_min, mbps_max, peak_rss_mib "
-	"(getrusage ru_maxrss of the process so far, MiB).",
+	"(MiB: the peak resident memory while that spec ran, the data in "
+	"memory included; Linux resets the peak before each spec).",
 	children, NULL, NULL
 };
 

@@ -19,7 +19,7 @@ struct plot_opts {
 };
 
 enum { OPT_KIND = 0x100, OPT_LABEL, OPT_SERIES, OPT_LOGX, OPT_LOGY, OPT_PARETO,
-       OPT_TITLE, OPT_XLABEL, OPT_YLABEL };
+       OPT_TITLE, OPT_SUBTITLE, OPT_XLABEL, OPT_YLABEL };
 
 static const struct argp_option options[] = {
 	{ "kind", OPT_KIND, "KIND", 0, "scatter (default), bars or lines", 0 },
@@ -31,7 +31,8 @@ static const struct argp_option options[] = {
 	{ "log-x", OPT_LOGX, NULL, 0, "logarithmic x axis (values <= 0 sit on the axis)", 0 },
 	{ "log-y", OPT_LOGY, NULL, 0, "logarithmic y axis", 0 },
 	{ "pareto", OPT_PARETO, NULL, 0, "scatter: join the points no other beats in x and y", 0 },
-	{ "title", OPT_TITLE, "TEXT", 0, "chart title", 0 },
+	{ "title", OPT_TITLE, "TEXT", 0, "chart title (default: none)", 0 },
+	{ "subtitle", OPT_SUBTITLE, "TEXT", 0, "a smaller line under the title", 0 },
 	{ "xlabel", OPT_XLABEL, "TEXT", 0, "x axis title (default: the x column)", 0 },
 	{ "ylabel", OPT_YLABEL, "TEXT", 0, "y axis title (default: the y column)", 0 },
 	{ "output", 'o', "FILE", 0, "the SVG file (default: stdout)", 0 },
@@ -62,6 +63,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_LOGY: o->p.log_y = 1; break;
 	case OPT_PARETO: o->p.pareto = 1; break;
 	case OPT_TITLE: o->p.title = arg; break;
+	case OPT_SUBTITLE: o->p.subtitle = arg; break;
 	case OPT_XLABEL: o->p.xlabel = arg; break;
 	case OPT_YLABEL: o->p.ylabel = arg; break;
 	case 'o': o->output = arg; break;

@@ -18,6 +18,7 @@ fi
 [ -e "$1" ] || { echo "report.sh: no *.h5 in $traces" >&2; exit 1; }
 
 . "$(dirname "$0")/csv.sh"
+version=$(git -C "$(dirname "$0")" describe --always --dirty 2> /dev/null || echo "gtool")
 
 # ---- the same content into index.md and index.html ---------------------
 
@@ -32,9 +33,11 @@ begin() { # TITLE
 <style>
 body { font-family: sans-serif; max-width: 1000px; margin: 2em auto; color: #222; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
-th, td { border: 1px solid #ccc; padding: 2px 6px; }
+th, td { border: 1px solid #ccc; padding: 2px 6px; white-space: nowrap; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 img { max-width: 100%; border: 1px solid #eee; }
+div.wide { overflow-x: auto; max-width: 100%; margin: 1em 0; }
+div.wide table { margin: 0; }
 code { background: #f4f4f4; }
 </style></head><body>
 <h1>$t</h1>
@@ -65,7 +68,7 @@ table() {
 		for (i = 1; i <= NF; i++) at[$i] = i
 		line = "|"; sep = "|"; h = "<table><tr>"
 		for (k = 1; k <= n; k++) { line = line " " want[k] " |"; sep = sep " --- |"; h = h "<th>" want[k] "</th>" }
-		print line >> md; print sep >> md; print h "</tr>" >> html
+		print line >> md; print sep >> md; print "<div class=\"wide\">" h "</tr>" >> html
 		next
 	}
 	{
@@ -77,7 +80,7 @@ table() {
 		}
 		print line >> md; print h "</tr>" >> html
 	}
-	END { print "" >> md; print "</table>" >> html }'
+	END { print "" >> md; print "</table></div>" >> html }'
 }
 end() { printf '</body></html>\n' >> "$html"; }
 
@@ -174,14 +177,26 @@ report() { # TRACE
 	html=$dir/index.html
 	"$gtool" stats --total --format csv "$trace" > "$dir/stats.csv"
 	"$gtool" compare -q --repeat "$repeat" -T 1 --format csv "$trace" > "$dir/compare.csv"
+	# the lossy codecs apply to gradients: on a trace, every codec is also
+	# measured on the gradients alone, and the chart and the codec table
+	# show that run
+	if "$gtool" compare -q --repeat "$repeat" -T 1 --grads-only --format csv "$trace" \
+		> "$dir/compare_grads.csv" 2> /dev/null; then
+		cmp=compare_grads.csv
+		scope="every codec on the gradients only (compare --grads-only), where the lossy codecs apply; parameters and optimizer state not counted"
+	else
+		rm -f "$dir/compare_grads.csv"
+		cmp=compare.csv
+		scope="every codec on every tensor of the file (no training steps in it)"
+	fi
 	"$gtool" bench -q --repeat "$repeat" --format csv "$trace" > "$dir/bench.csv"
 	json "$dir/bench.csv" > "$dir/bench.json" # the same run, as gtool bench --format json
 	"$gtool" plot -x rmse -y ratio --label spec --log-x --pareto \
-		--title "$name: size ratio against RMSE (lower left is better)" \
+		--title "$name: size ratio against RMSE (lower left is better)" --subtitle "$scope" \
 		--xlabel "RMSE (log; lossless codecs on the axis at 0)" --ylabel "size ratio" \
-		-f -o "$dir/pareto.svg" "$dir/compare.csv"
-	"$gtool" plot --kind bars -x spec -y mbps_median --series direction \
-		--title "$name: throughput, one thread, median of $repeat" --ylabel "MB/s" \
+		-f -o "$dir/pareto.svg" "$dir/$cmp"
+	"$gtool" plot --kind bars -x spec -y mbps_median --series direction --log-y \
+		--title "$name: throughput, one thread, median of $repeat" --ylabel "MB/s (log scale)" \
 		-f -o "$dir/throughput.svg" "$dir/bench.csv"
 	steps=0
 	if "$gtool" hist -q --by step -f --svg "$dir/hist.svg" "$trace" 2> /dev/null; then
@@ -199,7 +214,7 @@ report() { # TRACE
 	fi
 
 	begin "gtool report: $name"
-	para "Trace: $trace. Made by make report with $("$gtool" --version | head -1)."
+	para "Trace: $trace. Made by make report ($version)."
 	summary "$dir/compare.csv" "$dir/bench.csv" | while IFS= read -r line; do para "$line"; done
 	heading "Size against error"
 	image pareto.svg "size ratio against RMSE for every codec"
@@ -216,12 +231,25 @@ report() { # TRACE
 		para "No chart: the tensors have exponents of different widths (gtool hist -d on one dtype draws one)."
 	fi
 	heading "Every codec"
+	para "Measured as the chart above: $scope."
+	head -1 "$dir/$cmp" | grep -q update_identical_pct &&
+	para "update_identical_pct: the share of parameters that come out of the trace's optimizer step bit-identical with the decoded and with the original gradients; update_max_ulp: the largest distance between the two, in units in the last place (ULP: the float bit patterns read as sign-magnitude integers, so 1 is a last-bit difference and each factor of two is 8388608 ULP in float32). Figures near 2e9 mean that a parameter changed sign or moved by orders of magnitude."
 	cols="spec lossless ratio bits_per_value compress_mbps decompress_mbps max_abs rmse psnr cosine gain"
-	head -1 "$dir/compare.csv" | grep -q update_identical_pct && cols="$cols update_identical_pct update_max_ulp"
+	head -1 "$dir/$cmp" | grep -q update_identical_pct && cols="$cols update_identical_pct update_max_ulp"
 	# shellcheck disable=SC2086 # the column names are words
-	table "$dir/compare.csv" $cols
-	links compare.csv
+	table "$dir/$cmp" $cols
+	links "$cmp"
+	if [ "$cmp" != compare.csv ]; then
+		heading "Every codec on the whole trace"
+		para "Gradients, parameters and optimizer state together (a lossy codec codes the gradients, huffexp the rest), as gtool compress writes the trace."
+		cols="spec lossless ratio bits_per_value compress_mbps decompress_mbps"
+		head -1 "$dir/compare.csv" | grep -q update_identical_pct && cols="$cols update_identical_pct update_max_ulp"
+		# shellcheck disable=SC2086 # the column names are words
+		table "$dir/compare.csv" $cols
+		links compare.csv
+	fi
 	heading "Throughput in numbers"
+	para "peak_rss_mib: the peak resident memory while that codec ran (each codec apart), the data held in memory included."
 	table "$dir/bench.csv" spec threads direction ratio mbps_median mbps_min mbps_max peak_rss_mib
 	links bench.csv bench.json
 	heading "Statistics"
@@ -231,6 +259,63 @@ report() { # TRACE
 	echo "report: $dir/index.html"
 }
 
+# ---- the top-level page: every trace report in OUT -----------------------
+
+# overview DIR... - one summary row per trace report (its compare.csv,
+# stats.csv and bench.csv) as CSV
+overview() {
+	echo "trace,values,smallest_lossless,its_ratio,zstd19_ratio,gcomp_ratio,gcomp_update_identical_pct,fastest_compress,its_mbps"
+	for d in "$@"; do
+		n=$(basename "$d")
+		{ tsv "$d/stats.csv"; echo "--"; tsv "$d/compare.csv"; echo "--"; tsv "$d/bench.csv"; } |
+		awk -F'\t' -v n="$n" '
+		$0 == "--" { part++; head = 1; next }
+		NR == 1 || head { delete c; for (i = 1; i <= NF; i++) c[$i] = i; head = 0; next }
+		part == 0 && $c["name"] == "total" { values = $c["values"] }
+		part == 1 {
+			r = $c["ratio"] + 0
+			if ($c["lossless"] == "yes" && (best == "" || r < br)) { best = $c["spec"]; br = r }
+			if ($c["spec"] == "zstd:level=19") z = $c["ratio"]
+			if ($c["spec"] == "gcomp") { g = $c["ratio"]; gi = c["update_identical_pct"] ? $c["update_identical_pct"] : "" }
+		}
+		part == 2 && $c["direction"] == "compress" && $c["threads"] == 1 && $c["mbps_median"] + 0 > fm {
+			fm = $c["mbps_median"] + 0; fs = $c["spec"]
+		}
+		END { printf "%s,%s,%s,%.4f,%s,%s,%s,%s,%.0f\n", n, values, best, br, z, g, gi, fs, fm }'
+	done
+}
+
+toplevel() {
+	set --
+	for d in "$out"/*/; do
+		[ -f "$d/index.html" ] && [ -f "$d/compare.csv" ] && set -- "$@" "${d%/}"
+	done
+	[ $# -gt 0 ] || return 0
+	dir=$out md=$out/index.md html=$out/index.html
+	overview "$@" > "$out/summary.csv"
+	begin "gtool reports"
+	para "One report per trace, made by make report ($version). Ratios are coded bytes over original bytes of the whole file (smaller is better); speeds are one thread, data in memory, the median of the runs."
+	l=""; h=""
+	for d in "$@"; do
+		n=$(basename "$d")
+		l="$l [$n]($n/index.html)"; h="$h <a href=\"$n/index.html\">$n</a>"
+	done
+	printf 'Reports:%s\n\n' "$l" >> "$md"
+	printf '<p>Reports:%s</p>\n' "$h" >> "$html"
+	heading "Summary"
+	table "$out/summary.csv" trace values smallest_lossless its_ratio zstd19_ratio gcomp_ratio \
+		gcomp_update_identical_pct fastest_compress its_mbps
+	links summary.csv
+	end
+	# the trace names in the table link to their reports
+	for d in "$@"; do
+		n=$(basename "$d")
+		sed -i "s|<tr><td>$n</td>|<tr><td><a href=\"$n/index.html\">$n</a></td>|" "$html"
+	done
+	echo "report: $html"
+}
+
 for t in "$@"; do
 	report "$t"
 done
+toplevel

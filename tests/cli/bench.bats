@@ -55,6 +55,22 @@ PY
 	[[ ${lines[0]} == "codec "*"peak_rss_mib" ]]
 }
 
+@test "bench: peak_rss_mib is each spec's own peak: a small codec after a big one reports less" {
+	# zstd -19 holds tens of MiB of tables; raw holds nothing beyond the data
+	run -0 gtool bench -c zstd:level=19,raw --repeat 1 --format csv "$SAMPLES/lstm_adamw.h5"
+	printf '%s\n' "${lines[@]}" > after.csv
+	run -0 gtool bench -c raw --repeat 1 --format csv "$SAMPLES/lstm_adamw.h5"
+	printf '%s\n' "${lines[@]}" > alone.csv
+	local big small alone
+	big=$(awk -F, '$3 == "zstd:level=19" && $5 == "compress" { print $12 }' after.csv)
+	small=$(awk -F, '$3 == "raw" && $5 == "compress" { print $12 }' after.csv)
+	alone=$(awk -F, '$3 == "raw" && $5 == "compress" { print $12 }' alone.csv)
+	echo "zstd -19: $big MiB, raw after it: $small MiB, raw alone: $alone MiB"
+	# both rows of a spec carry the same peak
+	[ "$(awk -F, '$3 == "raw" { print $12 }' after.csv | sort -u | wc -l)" -eq 1 ]
+	awk -v b="$big" -v s="$small" -v a="$alone" 'BEGIN { exit !(b > s + 20 && s < a + 4 && s > 0) }'
+}
+
 @test "bench: errors" {
 	run -2 --separate-stderr gtool bench -c nosuch "$SAMPLES/grads.f32"
 	[ "$stderr" = "gtool bench: unknown codec 'nosuch'; see 'gtool compress --list-codecs'" ]

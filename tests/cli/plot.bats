@@ -73,3 +73,50 @@ xml_ok() {
 	run -1 --separate-stderr gtool plot -x rmse -y ratio -o s.svg c.csv
 	[ "$stderr" = "gtool plot: s.svg exists; use -f to overwrite" ]
 }
+
+@test "plot: no --title, no title element; --subtitle under it; no empty text anywhere" {
+	run -0 gtool plot -x rmse -y ratio -o n.svg c.csv
+	xml_ok n.svg
+	[ "$(grep -c '<text[^>]*></text>' n.svg)" -eq 0 ]
+	[ "$(grep -c 'font-size="18"' n.svg)" -eq 0 ]
+	run -0 gtool plot -x rmse -y ratio --title T --subtitle 'on the gradients' -o t.svg c.csv
+	grep -q 'font-size="18" text-anchor="middle">T</text>' t.svg
+	grep -q 'font-size="12" text-anchor="middle">on the gradients</text>' t.svg
+}
+
+@test "plot: a log axis has a tick at every decade, labelled up to 12 decades" {
+	printf 'x,y\n1e-9,1\n1e5,2\n0.5,3\n' > d.csv
+	run -0 gtool plot -x x -y y --log-x -o d.svg d.csv
+	# 1e-09 .. 1e+05: 15 decade ticks on the x axis (short black lines below it)
+	[ "$(grep -c '<line [^>]*y2="[0-9.]*" stroke="black"/>' d.svg)" -ge 15 ]
+	[ "$(awk '/<line / && /stroke="black"/ { split($0, a, "\""); if (a[8] - a[4] == 5) n++ } END { print n }' d.svg)" -eq 15 ]
+	# 14 decades: every other one labelled
+	grep -q '>1e-09</text>' d.svg && grep -q '>1e-07</text>' d.svg && grep -q '>100000</text>' d.svg
+	[ "$(grep -c '>1e-08</text>' d.svg)" -eq 0 ]
+	printf 'x,y\n0.001,1\n10,2\n' > e.csv
+	run -0 gtool plot -x x -y y --log-x -o e.svg e.csv
+	for v in 0.001 0.01 0.1 '>1<' '>10<'; do grep -q -- "$v" e.svg; done
+}
+
+@test "plot: crowded scatter labels do not overlap and stay inside; a planted overlap is caught" {
+	{
+		echo "spec,rmse,ratio"
+		for s in zstd:level=1 zstd:level=3 zstd:level=19 zlib:level=1 zlib:level=6 zlib:level=9 huffexp; do
+			echo "$s,0,0.9"
+		done
+		for s in topk:cf=10 topk:cf=1000 dgc:cf=10 dgc:cf=1000 randk:cf=100 redsync:cf=100; do
+			echo "$s,0.02,0.7"
+		done
+		echo "a_long_label_at_the_right_edge,1,0.5"
+	} > crowd.csv
+	run -0 gtool plot -x rmse -y ratio --label spec --log-x --pareto -o crowd.svg crowd.csv
+	xml_ok crowd.svg
+	run -0 /usr/bin/python3 "$ROOT/tests/cli/label_boxes.py" crowd.svg
+	[ "$output" = "crowd.svg: 14 labels" ]
+	# move the second label onto the first: the checker fails and names both
+	awk '/<g class="labels">/ { g = 1 } g && /<text / && ++n <= 2 {
+		if (n == 1) { match($0, /x="[^"]*" y="[^"]*"/); at = substr($0, RSTART, RLENGTH) }
+		else sub(/x="[^"]*" y="[^"]*"/, at) } { print }' crowd.svg > planted.svg
+	run -1 /usr/bin/python3 "$ROOT/tests/cli/label_boxes.py" planted.svg
+	[[ $output == *"planted.svg: 'zstd:level=1' and 'zstd:level=3' overlap"* ]]
+}

@@ -8,8 +8,8 @@ load helpers
 	run -0 make -s -C "$ROOT" BUILD="$build" TRACES="$SAMPLES/mlp_sgd_plain.h5" \
 		REPORT_DIR="$BATS_TEST_TMPDIR/r" REPORT_REPEAT=1 report
 	d=$BATS_TEST_TMPDIR/r/mlp_sgd_plain
-	for f in index.md index.html compare.csv bench.csv bench.json stats.csv levels.csv \
-		 pareto.svg throughput.svg hist.svg levels.svg; do
+	for f in index.md index.html compare.csv compare_grads.csv bench.csv bench.json stats.csv \
+		 levels.csv pareto.svg throughput.svg hist.svg levels.svg; do
 		[ -s "$d/$f" ] || { echo "missing $f"; return 1; }
 	done
 	for f in "$d"/*.svg; do
@@ -62,4 +62,59 @@ print("ok")' "$d/bench.json" "$d/bench.csv"
 	for ref in pareto.svg throughput.svg levels.svg hist.svg; do
 		grep -q "($ref)" "$d/index.md"
 	done
+}
+
+@test "report: every SVG and HTML parses, Pareto labels do not overlap, lossy codecs on the gradients" {
+	local build=${GTOOL_BUILD:-$ROOT/build} r=$BATS_TEST_TMPDIR/r f n
+	run -0 make -s -C "$ROOT" BUILD="$build" TRACES="$SAMPLES/mlp_sgd_plain.h5" \
+		REPORT_DIR="$r" REPORT_REPEAT=1 report
+	run -0 make -s -C "$ROOT" BUILD="$build" TRACES="$SAMPLES/dtypes.h5" \
+		REPORT_DIR="$r" REPORT_REPEAT=1 report
+	for f in "$r"/*/*.svg; do
+		xmllint --noout "$f"
+	done
+	for f in "$r"/index.html "$r"/*/index.html; do
+		xmllint --noout --html "$f"
+	done
+	# one label per codec in each Pareto chart, no two boxes meeting
+	for f in mlp_sgd_plain dtypes; do
+		n=$(($(wc -l < "$r/$f/compare.csv") - 1))
+		run -0 /usr/bin/python3 "$ROOT/tests/cli/label_boxes.py" "$r/$f/pareto.svg"
+		[ "$output" = "$r/$f/pareto.svg: $n labels" ]
+	done
+	# the chart says what it measured: the gradients of a trace; every tensor otherwise
+	grep -q '>every codec on the gradients only (compare --grads-only)' "$r/mlp_sgd_plain/pareto.svg"
+	grep -q '>every codec on every tensor of the file' "$r/dtypes/pareto.svg"
+	[ ! -e "$r/dtypes/compare_grads.csv" ]
+	# the gradients-only ratios are those of compare --grads-only
+	gtool compare -q --repeat 1 -T 1 --grads-only -c topk:cf=1000 --format csv "$SAMPLES/mlp_sgd_plain.h5" > g.csv
+	[ "$(awk -F, '$3 == "topk:cf=1000" { print $7, $8 }' g.csv)" = \
+	  "$(awk -F, '$3 == "topk:cf=1000" { print $7, $8 }' "$r/mlp_sgd_plain/compare_grads.csv")" ]
+	# throughput on a log axis: decades as ticks, whatever the fastest codec
+	grep -q '>MB/s (log scale)</text>' "$r/dtypes/throughput.svg"
+	grep -q '>10</text>' "$r/dtypes/throughput.svg" && grep -q '>1000</text>' "$r/dtypes/throughput.svg"
+	# wide codec tables scroll inside their box; large ULP figures are explained
+	grep -q 'div.wide { overflow-x: auto' "$r/mlp_sgd_plain/index.html"
+	grep -q '<div class="wide"><table><tr><th>spec</th>' "$r/mlp_sgd_plain/index.html"
+	grep -q 'units in the last place' "$r/mlp_sgd_plain/index.html"
+}
+
+@test "report: the top-level index links every trace report, one summary row each" {
+	local build=${GTOOL_BUILD:-$ROOT/build} r=$BATS_TEST_TMPDIR/r
+	run -0 make -s -C "$ROOT" BUILD="$build" TRACES="$SAMPLES/mlp_sgd_plain.h5" \
+		REPORT_DIR="$r" REPORT_REPEAT=1 report
+	run -0 make -s -C "$ROOT" BUILD="$build" TRACES="$SAMPLES/f16_momentum.h5" \
+		REPORT_DIR="$r" REPORT_REPEAT=1 report
+	[ "${lines[-1]}" = "report: $r/index.html" ]
+	xmllint --noout --html "$r/index.html"
+	grep -q '<a href="mlp_sgd_plain/index.html">mlp_sgd_plain</a></td>' "$r/index.html"
+	grep -q '<a href="f16_momentum/index.html">f16_momentum</a></td>' "$r/index.html"
+	[ "$(head -1 "$r/summary.csv")" = \
+	  "trace,values,smallest_lossless,its_ratio,zstd19_ratio,gcomp_ratio,gcomp_update_identical_pct,fastest_compress,its_mbps" ]
+	[ "$(wc -l < "$r/summary.csv")" -eq 3 ]
+	# the row repeats the trace's own compare.csv: its zstd -19 ratio and its smallest lossless codec
+	[ "$(awk -F, '$1 == "mlp_sgd_plain" { print $5 }' "$r/summary.csv")" = \
+	  "$(awk -F, '$3 == "zstd:level=19" { print $8 }' "$r/mlp_sgd_plain/compare.csv")" ]
+	[ "$(awk -F, '$1 == "mlp_sgd_plain" { print $3 }' "$r/summary.csv")" = \
+	  "$(awk -F, 'NR > 1 && $4 == "yes" { print $8, $3 }' "$r/mlp_sgd_plain/compare.csv" | sort -g | head -1 | cut -d' ' -f2)" ]
 }

@@ -130,6 +130,40 @@ static void test_svg_series_log(void)
 	free(b);
 }
 
+/* Among several series, zeros are bars of their own, never on the line;
+ * the y axis ends at the first tick at or above the largest share. */
+static void test_svg_zero_bars(void)
+{
+	struct gt_stats *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	const float fa[5] = { 0.0f, 0.0f, 0.0f, 1.0f, 2.0f }, fb[4] = { 0.0f, 4.0f, 1.0f, 2.0f };
+	struct gt_hist_series sr[2] = { { "a", NULL }, { "b", NULL } };
+	const char *p;
+	char *svg;
+	size_t len, pts = 0;
+
+	sr[0].stats = a;
+	sr[1].stats = b;
+	gt_stats_init(a, GT_DT_F32);
+	gt_stats_init(b, GT_DT_F32);
+	gt_stats_add(a, fa, 5);
+	gt_stats_add(b, fb, 4);
+	CHECK_RC(gt_hist_svg(sr, 2, NULL, &svg, &len), 0);
+	/* two zero bars (60 % and 25 %) and two legend swatches */
+	CHECK(count(svg, "<rect x=") == 2 + 2);
+	CHECK(strstr(svg, "<title>60%</title>") && strstr(svg, "<title>25%</title>"));
+	/* each line joins the exponents 2^0, 2^1, 2^2 only: 3 points */
+	CHECK(count(svg, "<polyline") == 2);
+	for (p = strstr(svg, "points=\""); p; p = strstr(p + 1, "points=\""))
+		pts += 1 + (size_t)count(p, " ") - (size_t)count(strchr(p, '>'), " ");
+	CHECK(pts == 6);
+	/* 60 % at most: ticks 20 apart, the axis ends at 60 */
+	CHECK(strstr(svg, ">60</text>") && strstr(svg, ">40</text>"));
+	CHECK(!strstr(svg, ">80</text>") && !strstr(svg, ">100</text>"));
+	free(svg);
+	free(a);
+	free(b);
+}
+
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
@@ -137,5 +171,6 @@ int main(int argc, char **argv)
 	RUN(test_rows_mixed);
 	RUN(test_svg_one);
 	RUN(test_svg_series_log);
+	RUN(test_svg_zero_bars);
 	return check_done("test_hist");
 }

@@ -105,7 +105,7 @@ static void test_scatter(void)
 	const char *names[] = { "huffexp", "gcomp", "tfp:bits=4", "nan" };
 	const struct gt_plot_series sr = { NULL, x, y, 4, names };
 	struct gt_plot p = { GT_PLOT_SCATTER, "Ratio & RMSE", "RMSE", "ratio", 1, 0, 1,
-			     NULL, 0, &sr, 1, 0, 0 };
+			     NULL, 0, &sr, 1, 0, 0, NULL };
 	char *buf;
 	size_t len;
 
@@ -129,7 +129,7 @@ static void test_bars_lines(void)
 	const struct gt_plot_series ln[] = { { "level 0", steps, c, 3, NULL },
 					     { "level 1", steps, d, 3, NULL } };
 	struct gt_plot p = { GT_PLOT_BARS, "MB/s", NULL, "MB/s", 0, 0, 0, cats, 3,
-			     sr, 2, 0, 0 };
+			     sr, 2, 0, 0, NULL };
 	char *buf;
 	size_t len;
 
@@ -151,6 +151,81 @@ static void test_bars_lines(void)
 	CHECK(buf == NULL);
 }
 
+/* The boxes of the <text> elements in <g class="labels">, from x, y,
+ * font-size, text-anchor and the length, GT_SVG_CHAR_EM em a character. */
+static size_t label_boxes(const char *svg, double (*b)[4], size_t cap)
+{
+	const char *g = strstr(svg, "<g class=\"labels\">");
+	const char *end = g ? strstr(g, "</g>") : NULL;
+	size_t n = 0;
+
+	for (const char *t = g ? strstr(g, "<text ") : NULL; t && t < end && n < cap;
+	     t = strstr(t + 1, "<text ")) {
+		double x, y, size, w;
+		char anchor[8] = "";
+		const char *text = strchr(t, '>') + 1;
+
+		CHECK(sscanf(t, "<text x=\"%lf\" y=\"%lf\" font-size=\"%lf\" text-anchor=\"%7[a-z]",
+			     &x, &y, &size, anchor) == 4);
+		w = GT_SVG_CHAR_EM * size * (double)(strchr(text, '<') - text);
+		b[n][0] = !strcmp(anchor, "end") ? x - w : !strcmp(anchor, "middle") ? x - w / 2 : x;
+		b[n][1] = y - size;
+		b[n][2] = b[n][0] + w;
+		b[n][3] = y + 0.25 * size;
+		n++;
+	}
+	return n;
+}
+
+/* Crowds of points: every label placed, inside the drawing, none meeting. */
+static void test_labels(void)
+{
+	double x[16], y[16], b[16][4];
+	const char *names[16] = { "zstd:level=1", "zstd:level=3", "zstd:level=19", "zlib:level=1",
+				  "zlib:level=6", "zlib:level=9", "huffexp", "topk:cf=10",
+				  "topk:cf=1000", "dgc:cf=10", "dgc:cf=1000", "randk:cf=100",
+				  "redsync:cf=100", "qsgd:levels=3", "terngrad",
+				  "the_last_label_at_the_right_edge" };
+	const struct gt_plot_series sr = { NULL, x, y, 16, names };
+	struct gt_plot p = { GT_PLOT_SCATTER, NULL, NULL, NULL, 1, 0, 1, NULL, 0, &sr, 1, 0, 0, NULL };
+	char *buf;
+	size_t len, n;
+
+	for (size_t i = 0; i < 16; i++) {
+		x[i] = i < 7 ? 0 : i < 15 ? 0.02 + 1e-4 * (double)i : 1;
+		y[i] = i < 7 ? 0.92 - 0.001 * (double)i : i < 15 ? 0.7 : 0.5;
+	}
+	CHECK_RC(gt_svg_plot(&p, &buf, &len), 0);
+	CHECK(well_formed(buf));
+	n = label_boxes(buf, b, 16);
+	CHECK(n == 16);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(b[i][0] >= 0 && b[i][2] <= 900 && b[i][1] >= 0 && b[i][3] <= 500);
+		for (size_t j = i + 1; j < n; j++)
+			CHECK(!(b[i][0] < b[j][2] && b[j][0] < b[i][2] && b[i][1] < b[j][3] &&
+				b[j][1] < b[i][3]));
+	}
+	/* no title given: no title drawn, no empty text */
+	CHECK(!strstr(buf, "font-size=\"18\"") && !strstr(buf, "\"></text>"));
+	free(buf);
+}
+
+/* A log axis over 14 decades: a tick at each, a label at every other. */
+static void test_decades(void)
+{
+	const double x[] = { 1e-9, 1e5 }, y[] = { 1, 2 };
+	const struct gt_plot_series sr = { NULL, x, y, 2, NULL };
+	struct gt_plot p = { GT_PLOT_SCATTER, "t", "x", "y", 1, 0, 0, NULL, 0, &sr, 1, 0, 0, "sub" };
+	char *buf;
+	size_t len;
+
+	CHECK_RC(gt_svg_plot(&p, &buf, &len), 0);
+	CHECK(count(buf, "stroke=\"black\"/>") == 15 + 6 + 2); /* x ticks, y ticks, axes */
+	CHECK(strstr(buf, ">1e-09</text>") && strstr(buf, ">1e-07</text>") && !strstr(buf, ">1e-08<"));
+	CHECK(strstr(buf, "font-size=\"12\" text-anchor=\"middle\">sub</text>") != NULL);
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
@@ -158,5 +233,7 @@ int main(int argc, char **argv)
 	RUN(test_checker);
 	RUN(test_scatter);
 	RUN(test_bars_lines);
+	RUN(test_labels);
+	RUN(test_decades);
 	return check_done("test_svg");
 }

@@ -13,6 +13,21 @@ commands() {
 	[ "$output" = "$(LC_ALL=C sort <<< "$output")" ]
 }
 
+@test "meta: no --help names a place to report bugs (gtool has no address to give)" {
+	local c
+	run -0 --separate-stderr gtool --help
+	[[ $output != *[Bb]ug* ]]
+	for c in $(commands); do
+		run -0 --separate-stderr gtool "$c" --help
+		[[ $output != *[Bb]ug* ]] || { echo "$c: $output"; return 1; }
+	done
+	if [ -x "$GTOOL_BUILD/gtool-mpi" ]; then
+		run -0 --separate-stderr "$GTOOL_BUILD/gtool-mpi" --help
+		[[ $output == "Usage: "* ]]
+		[[ $output != *[Bb]ug* ]]
+	fi
+}
+
 @test "meta: every command's --help says Usage: gtool NAME on stdout" {
 	local c
 	for c in $(commands); do

@@ -12,6 +12,10 @@ mini() {
 }
 
 @test "readme: every example in README.md runs and prints what README shows" {
+	# README's first example puts build/ on PATH, as a reader would
+	if [ -n "${GTOOL_BUILD-}" ] && ! [ "$GTOOL_BUILD" -ef "$ROOT/build" ]; then
+		skip "README's examples run build/gtool, and this run tests $GTOOL_BUILD"
+	fi
 	run -0 --separate-stderr /usr/bin/python3 "$CHECK" "$ROOT/README.md"
 	[ -z "$stderr" ]
 	[[ ${lines[-1]} == "README.md: "*" commands, "*" run, "*" not run, 0 problems" ]]

@@ -206,6 +206,15 @@ def same_line(shown, words):
     return glob_match(list(pat), words, lambda p, w: p == w)
 
 
+def first_bad(shown, words):
+    """The index of the first shown line that no printed line can match
+    (len(shown) when every line matches but printed lines are left)."""
+    for i in range(len(shown)):
+        if not glob_match(shown[:i + 1] + ["..."], words, same_line):
+            return i
+    return len(shown)
+
+
 def printed(base):
     """A command's output lines, with the value of T written as $T."""
     with open(base + ".out", encoding="utf-8", errors="replace") as f:
@@ -238,10 +247,14 @@ def check(c, base, name, errors):
         errors.append("%s: $ %s: exit status %s\n%s"
                       % (where, c["command"], rc, "\n".join(got[-20:])))
     elif not glob_match(shown, words, same_line):
+        bad = first_bad(shown, words)
         diff = difflib.unified_diff(exp, got, "shown in " + name,
                                     "printed", lineterm="", n=1)
-        errors.append("%s: $ %s: prints other than shown\n%s"
-                      % (where, c["command"], "\n".join(list(diff)[:60])))
+        errors.append("%s: $ %s: prints other than shown\n"
+                      "%s:%d: the first shown line that does not match\n%s"
+                      % (where, c["command"], name,
+                         c["line"] + c["command"].count("\n") + 1 + bad,
+                         "\n".join(list(diff)[:60])))
 
 
 def main(argv):

@@ -35,8 +35,9 @@ mini() {
 	run -1 --separate-stderr /usr/bin/python3 "$CHECK" -C "$ROOT" changed.md
 	[ -z "$stderr" ]
 	[ "${lines[0]}" = 'changed.md:3: $ gtool stats samples/grads.npy: prints other than shown' ]
-	[[ ${lines[5]} == "-samples/grads.npy  grads  f32      8192   2724 "* ]]
-	[[ ${lines[8]} == "+samples/grads.npy  grads  f32      8192   2723 "* ]]
+	[ "${lines[1]}" = "changed.md:5: the first shown line that does not match" ]
+	[[ ${lines[6]} == "-samples/grads.npy  grads  f32      8192   2724 "* ]]
+	[[ ${lines[9]} == "+samples/grads.npy  grads  f32      8192   2723 "* ]]
 	[ "${lines[-1]}" = "changed.md: 2 commands, 2 run, 0 not run, 1 problems" ]
 }
 
@@ -57,6 +58,7 @@ mini() {
 	sed 's/^    g h i$/    g h j/' ok.md > bad.md
 	run -1 --separate-stderr /usr/bin/python3 "$CHECK" bad.md
 	[ "${lines[0]}" = "bad.md:2: \$ printf 'a b c\\nd e f\\ng h i\\n': prints other than shown" ]
+	[ "${lines[1]}" = "bad.md:5: the first shown line that does not match" ]
 	[ "${lines[-1]}" = "bad.md: 3 commands, 3 run, 0 not run, 1 problems" ]
 }
 

@@ -17,6 +17,9 @@
 #define GT_STR_(x) #x
 #define GT_STR(x) GT_STR_(x)
 
+/* default visibility: argp in libc reads it, and every object is built
+ * -fvisibility=hidden, which would keep it from libc (no --version) */
+__attribute__((visibility("default")))
 const char *argp_program_version = "gtool " GT_STR(GT_VERSION);
 
 struct command {

@@ -13,6 +13,37 @@ commands() {
 	[ "$output" = "$(LC_ALL=C sort <<< "$output")" ]
 }
 
+@test "meta: no --help names a place to report bugs (gtool has no address to give)" {
+	local c
+	run -0 --separate-stderr gtool --help
+	[[ $output != *"Report bugs"* ]]
+	for c in $(commands); do
+		run -0 --separate-stderr gtool "$c" --help
+		[[ $output != *"Report bugs"* ]] || { echo "$c: $output"; return 1; }
+	done
+	if [ -x "$GTOOL_BUILD/gtool-mpi" ]; then
+		run -0 --separate-stderr "$GTOOL_BUILD/gtool-mpi" --help
+		[[ $output == "Usage: "* ]]
+		[[ $output != *"Report bugs"* ]]
+	fi
+}
+
+@test "meta: gtool, every command and gtool-mpi print the version with --version" {
+	local c version
+	version=$(sed -n 's/^VERSION *= *//p' "$ROOT/Makefile")
+	[ -n "$version" ]
+	run -0 --separate-stderr gtool --version
+	[ "$output" = "gtool $version" ]
+	for c in $(commands); do
+		run -0 --separate-stderr gtool "$c" --version
+		[ "$output" = "gtool $version" ] || { echo "$c: $output"; return 1; }
+	done
+	if [ -x "$GTOOL_BUILD/gtool-mpi" ]; then
+		run -0 --separate-stderr "$GTOOL_BUILD/gtool-mpi" --version
+		[ "$output" = "gtool $version" ]
+	fi
+}
+
 @test "meta: every command's --help says Usage: gtool NAME on stdout" {
 	local c
 	for c in $(commands); do

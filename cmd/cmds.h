@@ -3,6 +3,7 @@
 #define GT_CMDS_H
 
 #include <argp.h>
+#include <stdio.h>
 
 /*
  * Each subcommand file defines cmd_<name>(), which returns the exit status
@@ -21,6 +22,7 @@
 	X(decompress)                                                   \
 	X(error)                                                        \
 	X(gain)                                                         \
+	X(help)                                                         \
 	X(hist)                                                         \
 	X(huffman)                                                      \
 	X(ls)                                                           \
@@ -34,7 +36,14 @@
 GT_COMMANDS(X)
 #undef X
 
-/* Run an argp parser with gtool's conventions (exit 2 on usage errors). */
+/* Run an argp parser with gtool's conventions: -h as --help, exit 2 on
+ * usage errors. */
 int gt_argp_parse(const struct argp *argp, int argc, char **argv, void *input);
+/* Run command @name with --help alone: argp prints it and exits 0. */
+int gt_command_help(const char *name);
+/* The parser of command @name, or NULL: the table in gtool.c. */
+const struct argp *gt_command_argp(const char *name);
+/* "  name  summary" for each command, alphabetically, to @f. */
+void gt_commands_print(FILE *f);
 
 #endif

@@ -32,7 +32,7 @@ static const struct argp_option options[] = {
 	  "codec specs, comma-separated (default: the list in gtool-compare(1)); repeatable", 0 },
 	{ "sort", OPT_SORT, "COLUMN", 0, "sort the rows by COLUMN (best first)", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv, json or markdown", 0 },
-	{ "threads", 'T', "N", 0, "worker threads (default: all cores)", 0 },
+	{ "threads", 'T', "N", 0, "worker threads (default and 0: all cores)", 0 },
 	{ "repeat", OPT_REPEAT, "N", 0, "timed runs for the MB/s columns, median (default 3)", 0 },
 	{ "grads-only", OPT_GRADS_ONLY, NULL, 0,
 	  "on a trace: only the gradients, in the sizes, speeds and errors", 0 },

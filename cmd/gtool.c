@@ -40,6 +40,7 @@ static const struct command commands[] = {
 	{ "decompress", cmd_decompress, &decompress_argp, "decompress a .gtz file to HDF5, .npy or raw" },
 	{ "error", cmd_error, &error_argp, "reconstruction error and update fidelity of A against B" },
 	{ "gain", cmd_gain, &gain_argp, "compression gain of a lossy codec, with error feedback" },
+	{ "help", cmd_help, &help_argp, "a command's manual page, or its --help" },
 	{ "hist", cmd_hist, &hist_argp, "exponent histogram as bars, a table or an SVG chart" },
 	{ "huffman", cmd_huffman, &huffman_argp, "build, show, apply and replay exponent Huffman tables" },
 	{ "ls", cmd_ls, &ls_argp, "list the tensors of an HDF5, .npy, raw or .gtz file" },
@@ -58,11 +59,68 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+/* -h, as --help, for every command: a parent parser with the command's
+ * argp as its only child, which gets the input unchanged. */
+static const struct argp_option h_options[] = {
+	{ NULL, 'h', NULL, 0, "give this help list (as --help)", -1 },
+	{ 0 }
+};
+
+static error_t parse_h(int key, char *arg, struct argp_state *state)
+{
+	(void)arg;
+	switch (key) {
+	case 'h': argp_state_help(state, state->out_stream, ARGP_HELP_STD_HELP); break;
+	case ARGP_KEY_INIT: state->child_inputs[0] = state->input; break;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static void with_h(const struct argp *argp, struct argp_child child[2], struct argp *ret)
+{
+	memset(child, 0, 2 * sizeof(*child));
+	child[0].argp = argp;
+	memset(ret, 0, sizeof(*ret));
+	ret->options = h_options;
+	ret->parser = parse_h;
+	ret->children = child;
+}
+
 int gt_argp_parse(const struct argp *argp, int argc, char **argv, void *input)
 {
-	const error_t err = argp_parse(argp, argc, argv, 0, NULL, input);
+	struct argp_child child[2];
+	struct argp top;
 
-	return err ? 2 : 0;
+	with_h(argp, child, &top);
+	return argp_parse(&top, argc, argv, 0, NULL, input) ? 2 : 0;
+}
+
+const struct argp *gt_command_argp(const char *name)
+{
+	const struct command *c = find_command(name);
+
+	return c ? c->argp : NULL;
+}
+
+static int run_command(const struct command *c, int argc, char **argv);
+
+int gt_command_help(const char *name)
+{
+	const struct command *c = find_command(name);
+	char help[] = "--help";
+	char *argv[] = { NULL, help, NULL };
+
+	if (!c)
+		return 2;
+	fflush(stdout);
+	return run_command(c, 2, argv);
+}
+
+void gt_commands_print(FILE *f)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-16s %s\n", commands[i].name, commands[i].summary);
 }
 
 /* The long options of @a and of its children, one per line. */
@@ -111,6 +169,7 @@ struct main_opts {
 
 static const struct argp_option main_options[] = {
 	{ "list-commands", 'L', NULL, 0, "print the subcommands, one per line", 0 },
+	{ NULL, 'h', NULL, 0, "give this help list (as --help)", -1 },
 	{ 0 }
 };
 
@@ -121,6 +180,7 @@ static error_t main_parse(int key, char *arg, struct argp_state *state)
 	(void)arg;
 	switch (key) {
 	case 'L': o->list = 1; break;
+	case 'h': argp_state_help(state, state->out_stream, ARGP_HELP_STD_HELP); break;
 	case ARGP_KEY_ARG:
 		o->sub_index = state->next - 1;
 		state->next = state->argc;
@@ -147,8 +207,7 @@ static char *main_help(int key, const char *text, void *input)
 	if (!f)
 		return (char *)(uintptr_t)text; /* argp frees only a new string */
 	fputs("Commands:\n", f);
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+	gt_commands_print(f);
 	fputs("\nRun 'gtool COMMAND --help' for a command's options; each command "
 	      "also runs as 'gtool-COMMAND'. Exit status: 0 success, 1 data or "
 	      "I/O error, 2 usage error.", f);

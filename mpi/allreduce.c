@@ -23,7 +23,6 @@
 #define GT_STR(x) GT_STR_(x)
 
 const char *argp_program_version = "gtool " GT_STR(GT_VERSION);
-const char *argp_program_bug_address = "the gtool issue tracker";
 
 #define MPI_LABEL "MPI_Allreduce"
 

@@ -3,6 +3,7 @@
 #define GT_TABLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../lib/gt_error.h"
@@ -34,6 +35,13 @@ void gt_table_uint(struct gt_table *t, unsigned long long v);
 void gt_table_num(struct gt_table *t, double v, int prec);
 /* Percent shown to people with 2 decimals; machines get the fraction x100. */
 void gt_table_pct(struct gt_table *t, double pct);
+/* No value: empty for people and CSV, null in JSON. */
+void gt_table_null(struct gt_table *t);
+/* A flag: "yes"/"no" for people, true/false in CSV and JSON. */
+void gt_table_bool(struct gt_table *t, int v);
+/* A shape: "128x64" for people and CSV, [128, 64] in JSON ("" and []
+ * for a scalar). */
+void gt_table_shape(struct gt_table *t, const uint64_t *dims, size_t ndims);
 /* @return 0, GT_ERR(NOMEM) (nothing written). */
 int gt_table_print(const struct gt_table *t, FILE *out);
 void gt_table_free(struct gt_table *t);

@@ -137,7 +137,7 @@ static void table_row(struct gt_table *tb, const struct row *r, int trace)
 	gt_table_str(tb, gt_codec_name(r->codec));
 	gt_table_str(tb, r->opts);
 	gt_table_str(tb, r->spec);
-	gt_table_str(tb, gt_codec_flags(r->codec) & GT_CODEC_LOSSLESS ? "yes" : "no");
+	gt_table_bool(tb, !!(gt_codec_flags(r->codec) & GT_CODEC_LOSSLESS));
 	for (size_t i = 0; i < NNUM - (trace ? 0 : NUPDATE); i++) {
 		if (i < 3 || (i == NNUM - 1 && isfinite(r->v[i])))
 			gt_table_uint(tb, (unsigned long long)r->v[i]);

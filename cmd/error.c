@@ -172,7 +172,7 @@ static void update_cells(struct gt_table *tb, const char *name,
 	if (st)
 		gt_table_int(tb, st->step);
 	else
-		gt_table_str(tb, "");
+		gt_table_null(tb, NULL);
 	gt_table_str(tb, optim);
 	gt_table_uint(tb, f->values);
 	gt_table_uint(tb, f->identical);
@@ -187,7 +187,7 @@ static void update_cells(struct gt_table *tb, const char *name,
 	if (f->py_values)
 		gt_table_pct(tb, 100.0 * (double)f->py_identical / (double)f->py_values);
 	else
-		gt_table_str(tb, "");
+		gt_table_null(tb, NULL);
 }
 
 struct urows {

@@ -124,7 +124,7 @@ static void table_row(struct gt_table *tb, const char *file, const char *name,
 	gt_table_num(tb, r.std, 6);
 	gt_table_num(tb, r.mean_abs, 6);
 	if (st->mixed)
-		gt_table_str(tb, "");
+		gt_table_null(tb, NULL);
 	else
 		gt_table_uint(tb, r.distinct);
 	gt_table_num(tb, r.entropy, 4);

@@ -1,5 +1,6 @@
 /* table.c - rows under named columns, written as an aligned table, CSV,
  * TSV, JSON or markdown to the stream a front end gives */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -161,9 +162,22 @@ void gt_table_pct(struct gt_table *t, double pct)
 		add_cell(t, fmt_dup("%.2f", pct), fmt_dup("%.17g", pct), 1, 0);
 }
 
-void gt_table_null(struct gt_table *t)
+void gt_table_null(struct gt_table *t, const char *text)
 {
-	add_cell(t, strdup(""), NULL, 0, 1);
+	add_cell(t, strdup(text ? text : ""), NULL, 0, 1);
+}
+
+void gt_table_numstr(struct gt_table *t, const char *s, int null_else)
+{
+	char *end = NULL;
+	const double v = s && *s && !isspace((unsigned char)*s) ? strtod(s, &end) : NAN;
+
+	if (end && !*end && isfinite(v))
+		add_cell(t, strdup(s), fmt_dup("%.17g", v), 1, 0);
+	else if (null_else)
+		gt_table_null(t, s);
+	else
+		gt_table_str(t, s);
 }
 
 void gt_table_bool(struct gt_table *t, int v)
@@ -175,8 +189,8 @@ void gt_table_bool(struct gt_table *t, int v)
 	add_cell_json(t, strdup(v ? "yes" : "no"), strdup(v ? "true" : "false"), json, 0, 0);
 }
 
-/* "2x3" for people and CSV, [2, 3] for JSON; no dims: "" and []. */
-void gt_table_shape(struct gt_table *t, const uint64_t *dims, size_t ndims)
+void gt_table_shape(struct gt_table *t, const uint64_t *dims, size_t ndims,
+		    const char *text_as)
 {
 	char *text = NULL, *json = NULL;
 	size_t tlen = 0, jlen = 0;
@@ -195,6 +209,10 @@ void gt_table_shape(struct gt_table *t, const uint64_t *dims, size_t ndims)
 		fclose(ft);
 	if (fj)
 		fclose(fj);
+	if (text_as) {
+		free(text);
+		text = strdup(text_as);
+	}
 	if ((!text || !json) && t)
 		t->oom = 1;
 	add_cell_json(t, text, NULL, json, 0, 0);

@@ -22,11 +22,11 @@ static char *one_row(enum gt_fmt fmt)
 	gt_table_col(t, "values");
 	gt_table_col(t, "nan");
 	gt_table_str(t, "a,b");
-	gt_table_shape(t, dims, 2);
-	gt_table_shape(t, NULL, 0);
+	gt_table_shape(t, dims, 2, NULL);
+	gt_table_shape(t, NULL, 0, "scalar");
 	gt_table_bool(t, 1);
 	gt_table_bool(t, 0);
-	gt_table_null(t);
+	gt_table_null(t, NULL);
 	gt_table_uint(t, 8192);
 	gt_table_num(t, NAN, 4);
 	CHECK_RC(gt_table_print(t, f), 0);
@@ -50,7 +50,7 @@ static void test_csv_text(void)
 	char *s = one_row(GT_FMT_CSV);
 
 	CHECK(!strcmp(s, "name,shape,scalar,lossless,lossy,psnr,values,nan\n"
-		      "\"a,b\",128x64,,true,false,,8192,nan\n"));
+		      "\"a,b\",128x64,scalar,true,false,,8192,nan\n"));
 	free(s);
 }
 
@@ -58,7 +58,7 @@ static void test_table_for_people(void)
 {
 	char *s = one_row(GT_FMT_TABLE);
 
-	CHECK(strstr(s, "a,b   128x64          yes       no") != NULL);
+	CHECK(strstr(s, "a,b   128x64  scalar  yes       no") != NULL);
 	free(s);
 }
 
@@ -68,8 +68,8 @@ static void test_null_table(void)
 	static const uint64_t dims[] = { 3 };
 
 	gt_table_bool(NULL, 1);
-	gt_table_null(NULL);
-	gt_table_shape(NULL, dims, 1);
+	gt_table_null(NULL, NULL);
+	gt_table_shape(NULL, dims, 1, NULL);
 	CHECK_RC(gt_table_print(NULL, stdout), GT_ERR(NOMEM));
 }
 

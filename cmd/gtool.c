@@ -117,39 +117,15 @@ int gt_command_help(const char *name)
 	return run_command(c, 2, argv);
 }
 
+const char *gt_command_name(size_t i)
+{
+	return i < NCOMMANDS ? commands[i].name : NULL;
+}
+
 void gt_commands_print(FILE *f)
 {
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  %-16s %s\n", commands[i].name, commands[i].summary);
-}
-
-/* The long options of @a and of its children, one per line. */
-static void print_options(const struct argp *a)
-{
-	for (const struct argp_option *o = a->options; o && (o->name || o->key || o->doc); o++)
-		if (o->name && !(o->flags & OPTION_HIDDEN))
-			printf("--%s%s\n", o->name, o->arg ? "=" : "");
-	for (const struct argp_child *ch = a->children; ch && ch->argp; ch++)
-		print_options(ch->argp);
-}
-
-/* `gtool __complete [CMD]`: command names, or CMD's long options. */
-static int complete(int argc, char **argv)
-{
-	const struct command *c;
-
-	if (argc < 2) {
-		for (size_t i = 0; i < NCOMMANDS; i++)
-			puts(commands[i].name);
-		return 0;
-	}
-	c = find_command(argv[1]);
-	if (!c)
-		return 1;
-	print_options(c->argp);
-	puts("--help");
-	puts("--usage");
-	return 0;
 }
 
 static int run_command(const struct command *c, int argc, char **argv)
@@ -252,7 +228,7 @@ int main(int argc, char **argv)
 		return finish(run_command(c, argc, argv));
 
 	if (argc >= 2 && !strcmp(argv[1], "__complete"))
-		return finish(complete(argc - 1, argv + 1));
+		return finish(gt_complete(argc - 1, argv + 1));
 	if (argp_parse(&main_argp, argc, argv, ARGP_IN_ORDER, NULL, &o))
 		return 2;
 	if (o.list) {

@@ -188,7 +188,7 @@ static int compress_to_tmp(struct cmp *c, struct row *r)
 /* Error and update fidelity of the .gtz against the input. */
 static int errors(struct cmp *c, struct row *r)
 {
-	const struct gt_source_opts so = { GT_KIND_GTZ, GT_DT_NONE };
+	const struct gt_source_opts so = { GT_KIND_GTZ, GT_DT_NONE, 0 };
 	struct gt_source *b = NULL;
 	struct gt_diag d = { "" };
 	struct gt_metric total;

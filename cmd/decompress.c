@@ -297,7 +297,7 @@ static int pattern_hits(const struct gt_source *src, char *const *p)
  */
 static int precheck(const struct decompress_opts *o)
 {
-	const struct gt_source_opts so = { GT_KIND_GTZ, GT_DT_NONE };
+	const struct gt_source_opts so = { GT_KIND_GTZ, GT_DT_NONE, 0 };
 	const enum gt_kind k = out_kind(o);
 	struct gt_source *src = NULL;
 	struct gt_diag d = { "" };

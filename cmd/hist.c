@@ -183,7 +183,7 @@ static const struct gt_trace_step *step_of(const struct hist_opts *o,
 static int hist_file(const struct hist_opts *o, const char *path, struct plan *p,
 		     void *buf)
 {
-	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype };
+	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype, 0 };
 	struct gt_source *src = NULL;
 	struct gt_trace *tr = NULL;
 	struct gt_diag d = { "" };

@@ -362,7 +362,7 @@ static int run_records(const struct ls_opts *o)
 
 static int run_ls(const struct ls_opts *o)
 {
-	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype };
+	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype, 0 };
 	struct gt_table *files = gt_table_new(o->c.fmt), *steps = gt_table_new(o->c.fmt);
 	struct gt_source **src = xcalloc(o->n_inputs, sizeof(*src));
 	struct gt_diag d = { "" };

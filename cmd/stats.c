@@ -139,7 +139,7 @@ static int stats_file(const struct stats_opts *o, const char *path,
 		      struct gt_table *tb, struct gt_stats *total, int *have_total,
 		      void *buf)
 {
-	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype };
+	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype, 0 };
 	struct gt_source *src = NULL;
 	struct gt_diag d = { "" };
 	unsigned char *sel = NULL;

@@ -41,7 +41,7 @@ void gt_table_null(struct gt_table *t, const char *text);
  * (people see @s as it is), else a string, or with @null_else a JSON null
  * that people see as @s (a "mean" or "all" row in a column of steps). */
 void gt_table_numstr(struct gt_table *t, const char *s, int null_else);
-/* A flag: "yes"/"no" for people, true/false in CSV and JSON. */
+/* A flag: "yes"/"no" for people, CSV and TSV (as before), true/false in JSON. */
 void gt_table_bool(struct gt_table *t, int v);
 /* A shape: "128x64" for people and CSV, [128, 64] in JSON (a scalar:
  * "" and []); @text_as, when not NULL, is shown instead of "128x64". */

@@ -186,7 +186,7 @@ void gt_table_bool(struct gt_table *t, int v)
 
 	if (!json && t)
 		t->oom = 1;
-	add_cell_json(t, strdup(v ? "yes" : "no"), strdup(v ? "true" : "false"), json, 0, 0);
+	add_cell_json(t, strdup(v ? "yes" : "no"), NULL, json, 0, 0);
 }
 
 void gt_table_shape(struct gt_table *t, const uint64_t *dims, size_t ndims,

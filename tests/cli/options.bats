@@ -75,7 +75,7 @@ load helpers
 	[ "$(jq -r '.[] | select(.codec=="huffexp") | .options' <<< "$output")" = "maxlen method" ]
 	run -0 --separate-stderr gtool compress --list-codecs --format csv
 	[ "${lines[0]}" = "codec,id,lossless,needs_optimizer,options" ]
-	[ "${lines[1]}" = "raw,0,true,false," ]
+	[ "${lines[1]}" = "raw,0,yes,no," ]
 	run -0 --separate-stderr gtool compress --list-codecs
 	[[ ${lines[0]} == "raw "*"lossless" ]]
 }

@@ -50,7 +50,7 @@ static void test_csv_text(void)
 	char *s = one_row(GT_FMT_CSV);
 
 	CHECK(!strcmp(s, "name,shape,scalar,lossless,lossy,psnr,values,nan\n"
-		      "\"a,b\",128x64,scalar,true,false,,8192,nan\n"));
+		      "\"a,b\",128x64,scalar,yes,no,,8192,nan\n"));
 	free(s);
 }
 

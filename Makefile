@@ -12,7 +12,7 @@ DEB_PKGS = gcc make pkg-config libhdf5-dev hdf5-tools libzstd-dev zstd zlib1g-de
 	bats clang libxml2-utils bc time libopenmpi-dev openmpi-bin libjansson-dev jq g++ \
 	hdf5-filter-plugin hdf5-filter-plugin-blosc-serial python3-h5py python3-numpy \
 	python3-torch python3-pytest python3-sklearn libzip-dev \
-	libclang-rt-14-dev libbz2-dev libssl-dev
+	libclang-rt-14-dev libbz2-dev libssl-dev zsh fish
 # libclang-rt-14-dev: clang's fuzzer and sanitizer runtimes (only recommended
 # by clang, so --no-install-recommends leaves them out); libbz2-dev and
 # libssl-dev: what `pkg-config --static --libs libzip` names, for the static
@@ -342,6 +342,8 @@ report: all
 BINDIR = $(DESTDIR)$(PREFIX)/bin
 MANDIR = $(DESTDIR)$(PREFIX)/share/man
 COMPDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHDIR = $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions
+FISHDIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 LIBDIR = $(DESTDIR)$(PREFIX)/lib
 INCDIR = $(DESTDIR)$(PREFIX)/include
 PCDIR = $(LIBDIR)/pkgconfig
@@ -355,7 +357,7 @@ MAN5 := $(notdir $(wildcard man/*.5))
 
 install: all
 	install -d $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man3 $(MANDIR)/man5 $(COMPDIR) \
-		$(LIBDIR) $(PCDIR) $(INCDIR)
+		$(ZSHDIR) $(FISHDIR) $(LIBDIR) $(PCDIR) $(INCDIR)
 	install -m 755 $(BUILD)/gtool $(BINDIR)/gtool
 	$(if $(MPI_BIN),install -m 755 $(MPI_BIN) $(BINDIR)/gtool-mpi)
 	for c in $(COMMANDS); do ln -sf gtool $(BINDIR)/gtool-$$c; done
@@ -364,6 +366,8 @@ install: all
 	install -m 644 $(addprefix man/,$(MAN5)) $(MANDIR)/man5/
 	install -m 644 completions/gtool.bash $(COMPDIR)/gtool
 	for c in $(COMMANDS); do ln -sf gtool $(COMPDIR)/gtool-$$c; done
+	install -m 644 completions/_gtool $(ZSHDIR)/_gtool
+	install -m 644 completions/gtool.fish $(FISHDIR)/gtool.fish
 	install -m 644 $(BUILD)/libgtool.a $(LIBDIR)/
 	install -m 755 $(BUILD)/$(SO_FILE) $(LIBDIR)/
 	ln -sf $(SO_FILE) $(LIBDIR)/$(SO_NAME)
@@ -380,6 +384,7 @@ uninstall:
 	rm -f $(addprefix $(MANDIR)/man1/,$(MAN1)) $(addprefix $(MANDIR)/man3/,$(MAN3)) \
 		$(addprefix $(MANDIR)/man5/,$(MAN5))
 	rm -f $(COMPDIR)/gtool $(addprefix $(COMPDIR)/gtool-,$(COMMANDS))
+	rm -f $(ZSHDIR)/_gtool $(FISHDIR)/gtool.fish
 	rm -f $(LIBDIR)/libgtool.a $(LIBDIR)/$(SO_FILE) $(LIBDIR)/$(SO_NAME) $(LIBDIR)/libgtool.so
 	rm -f $(INCDIR)/gtool.h $(PCDIR)/gtool.pc
 	rm -rf $(PYDIR)/gtool

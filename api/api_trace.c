@@ -17,7 +17,7 @@ struct gtool_trace {
 GTOOL_API int gtool_trace_open(const char *path, struct gtool_trace **tr_ret,
 			       struct gtool_errbuf *err)
 {
-	const struct gt_source_opts o = { GT_KIND_AUTO, GT_DT_NONE };
+	const struct gt_source_opts o = { GT_KIND_AUTO, GT_DT_NONE, 0 };
 	struct gtool_trace *t;
 	struct gt_diag d = { "" };
 	int rc;

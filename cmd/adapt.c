@@ -258,7 +258,7 @@ static void step_row(struct job *j, const char *label, const struct gt_adapt_out
 {
 	struct gt_table *t = j->tb;
 
-	gt_table_str(t, label);
+	gt_table_numstr(t, label, 1);
 	gt_table_num(t, o->theta_min, 6);
 	gt_table_num(t, o->candidate, 6);
 	gt_table_num(t, o->cf, 6);
@@ -325,7 +325,7 @@ static void header(struct job *j)
 static void sum_row(struct gt_table *t, const char *cf, unsigned long steps,
 		    unsigned long all, double sent, double dense)
 {
-	gt_table_str(t, cf);
+	gt_table_numstr(t, cf, 1);
 	gt_table_uint(t, steps);
 	gt_table_num(t, all ? (double)steps / (double)all : NAN, 4);
 	gt_table_num(t, sent, 10);

@@ -24,7 +24,7 @@ enum { OPT_REPEAT = 0x100, OPT_WARMUP };
 static const struct argp_option options[] = {
 	{ "codecs", 'c', "LIST", 0,
 	  "codec specs, comma-separated (default: compare's list); repeatable", 0 },
-	{ "threads", 'T', "LIST", 0, "thread counts to measure, comma-separated (default 1)", 0 },
+	{ "threads", 'T', "LIST", 0, "thread counts to measure, comma-separated (default 1; 0: all cores)", 0 },
 	{ "repeat", OPT_REPEAT, "N", 0, "timed repetitions per measurement (default 5)", 0 },
 	{ "warmup", OPT_WARMUP, "N", 0, "untimed runs before them (default 1)", 0 },
 	{ 0 }
@@ -39,6 +39,8 @@ static void add_threads(struct argp_state *state, struct bench_opts *o, char *ar
 
 		if (gt_parse_threads(p, &t) < 0)
 			argp_error(state, "invalid thread count '%s'", p);
+		if (!t)
+			t = (unsigned)gt_ncores();
 		o->threads = xrealloc(o->threads, (o->nthreads + 1) * sizeof(*o->threads));
 		o->threads[o->nthreads++] = t;
 	}

@@ -3,6 +3,7 @@
 #define GT_CMDS_H
 
 #include <argp.h>
+#include <stdio.h>
 
 /*
  * Each subcommand file defines cmd_<name>(), which returns the exit status
@@ -21,6 +22,7 @@
 	X(decompress)                                                   \
 	X(error)                                                        \
 	X(gain)                                                         \
+	X(help)                                                         \
 	X(hist)                                                         \
 	X(huffman)                                                      \
 	X(ls)                                                           \
@@ -34,7 +36,21 @@
 GT_COMMANDS(X)
 #undef X
 
-/* Run an argp parser with gtool's conventions (exit 2 on usage errors). */
+/* Run an argp parser with gtool's conventions: -h as --help, exit 2 on
+ * usage errors. */
 int gt_argp_parse(const struct argp *argp, int argc, char **argv, void *input);
+/* hist --by's values, NULL-terminated. */
+extern const char *const hist_by_values[];
+
+/* Run command @name with --help alone: argp prints it and exits 0. */
+int gt_command_help(const char *name);
+/* The parser of command @name, or NULL: the table in gtool.c. */
+const struct argp *gt_command_argp(const char *name);
+/* "  name  summary" for each command, alphabetically, to @f. */
+void gt_commands_print(FILE *f);
+/* The name of command @i in the table (NULL past the end). */
+const char *gt_command_name(size_t i);
+/* `gtool __complete ...`: what the shell completions ask (complete.c). */
+int gt_complete(int argc, char **argv);
 
 #endif

@@ -32,7 +32,7 @@ static const struct argp_option options[] = {
 	  "codec specs, comma-separated (default: the list in gtool-compare(1)); repeatable", 0 },
 	{ "sort", OPT_SORT, "COLUMN", 0, "sort the rows by COLUMN (best first)", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0, "output format: table, csv, tsv, json or markdown", 0 },
-	{ "threads", 'T', "N", 0, "worker threads (default: all cores)", 0 },
+	{ "threads", 'T', "N", 0, "worker threads (default and 0: all cores)", 0 },
 	{ "repeat", OPT_REPEAT, "N", 0, "timed runs for the MB/s columns, median (default 3)", 0 },
 	{ "grads-only", OPT_GRADS_ONLY, NULL, 0,
 	  "on a trace: only the gradients, in the sizes, speeds and errors", 0 },
@@ -137,7 +137,7 @@ static void table_row(struct gt_table *tb, const struct row *r, int trace)
 	gt_table_str(tb, gt_codec_name(r->codec));
 	gt_table_str(tb, r->opts);
 	gt_table_str(tb, r->spec);
-	gt_table_str(tb, gt_codec_flags(r->codec) & GT_CODEC_LOSSLESS ? "yes" : "no");
+	gt_table_bool(tb, !!(gt_codec_flags(r->codec) & GT_CODEC_LOSSLESS));
 	for (size_t i = 0; i < NNUM - (trace ? 0 : NUPDATE); i++) {
 		if (i < 3 || (i == NNUM - 1 && isfinite(r->v[i])))
 			gt_table_uint(tb, (unsigned long long)r->v[i]);
@@ -188,7 +188,7 @@ static int compress_to_tmp(struct cmp *c, struct row *r)
 /* Error and update fidelity of the .gtz against the input. */
 static int errors(struct cmp *c, struct row *r)
 {
-	const struct gt_source_opts so = { GT_KIND_GTZ, GT_DT_NONE };
+	const struct gt_source_opts so = { GT_KIND_GTZ, GT_DT_NONE, 0 };
 	struct gt_source *b = NULL;
 	struct gt_diag d = { "" };
 	struct gt_metric total;

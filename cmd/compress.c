@@ -27,7 +27,7 @@ struct compress_opts {
 	int lossy_metadata;              /* go on, with a warning, past what cannot be kept */
 };
 
-enum { OPT_TABLE = 256, OPT_REFRESH, OPT_FORMAT, OPT_GRADS_ONLY, OPT_LOSSY_META };
+enum { OPT_TABLE = 256, OPT_REFRESH, OPT_FORMAT, OPT_GRADS_ONLY, OPT_LOSSY_META, OPT_IN_FORMAT };
 
 static const struct argp_option options[] = {
 	{ "codec", 'c', "NAME[:K=V,...]", 0, "codec and its options (default huffexp; see --list-codecs)", 0 },
@@ -36,8 +36,10 @@ static const struct argp_option options[] = {
 	{ "table-refresh", OPT_REFRESH, "N", 0, "on a trace: rebuild the table every N steps from the steps before", 0 },
 	{ "output", 'o', "FILE", 0, "output file (default: INPUT.gtz; stdout for '-'); .h5/.hdf5: HDF5 with gtool's filter", 0 },
 	{ "force", 'f', NULL, 0, "overwrite an existing output file", 0 },
-	{ "threads", 'T', "N", 0, "worker threads (default: all cores); the output does not depend on it", 0 },
-	{ "format", OPT_FORMAT, "KIND", 0, "input format: hdf5, npy, raw (default: from the file)", 0 },
+	{ "threads", 'T', "N", 0, "worker threads (default and 0: all cores); the output does not depend on it", 0 },
+	{ "in-format", OPT_IN_FORMAT, "KIND", 0, "input file format: hdf5, npy, raw (default: from the file)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "format of what is printed: table, csv, tsv, json or markdown "
+	  "(hdf5, npy, raw: as --in-format)", 0 },
 	{ "grads-only", OPT_GRADS_ONLY, NULL, 0, "on a trace, compress the gradients and leave the rest out", 0 },
 	{ "lossy-metadata", OPT_LOSSY_META, NULL, 0, "go on, with a warning, when an attribute, "
 	  "dataset or link of the input cannot be kept exactly (else that is an error)", 0 },
@@ -66,11 +68,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (gt_parse_threads(arg, &o->threads) < 0)
 			argp_error(state, "invalid thread count '%s'", arg);
 		break;
-	case OPT_FORMAT:
-		o->c.src.kind = gt_kind_parse(arg);
-		if (o->c.src.kind == GT_KIND_AUTO || o->c.src.kind == GT_KIND_GTZ)
-			argp_error(state, "unknown input format '%s': expected hdf5, npy or raw", arg);
-		break;
+	case OPT_IN_FORMAT: o->c.src.kind = gt_argp_kind(state, arg, "input"); break;
+	case OPT_FORMAT: gt_argp_fmt_or_kind(state, arg, "input", &o->c.fmt, &o->c.src.kind); break;
 	case 'L': o->list_codecs = 1; break;
 	case OPT_GRADS_ONLY: o->grads_only = 1; break;
 	case OPT_LOSSY_META: o->lossy_metadata = 1; break;
@@ -118,7 +117,7 @@ const struct argp compress_argp = {
 	children, NULL, NULL
 };
 
-static void list_codecs(void)
+static void list_codecs_text(void)
 {
 	for (size_t i = 0; i < gt_codec_count(); i++) {
 		const struct gt_codec *c = gt_codec_at(i);
@@ -133,6 +132,41 @@ static void list_codecs(void)
 			h = *nl ? nl + 1 : nl;
 		}
 	}
+}
+
+/* --list-codecs --format=FMT: a row per codec, its option keys in one cell. */
+static int list_codecs(enum gt_fmt fmt)
+{
+	struct gt_table *t;
+	int rc;
+
+	if (fmt == GT_FMT_TABLE) {
+		list_codecs_text();
+		return 0;
+	}
+	t = gt_table_new(fmt);
+	gt_table_col(t, "codec");
+	gt_table_col(t, "id");
+	gt_table_col(t, "lossless");
+	gt_table_col(t, "needs_optimizer");
+	gt_table_col(t, "options");
+	for (size_t i = 0; i < gt_codec_count(); i++) {
+		const struct gt_codec *c = gt_codec_at(i);
+		char *keys = gt_codec_keys(c, ' ');
+		const size_t n = strlen(keys);
+
+		if (n)
+			keys[n - 1] = '\0';
+		gt_table_str(t, gt_codec_name(c));
+		gt_table_uint(t, gt_codec_id(c));
+		gt_table_bool(t, !!(gt_codec_flags(c) & GT_CODEC_LOSSLESS));
+		gt_table_bool(t, !!(gt_codec_flags(c) & GT_CODEC_NEEDS_OPTIM));
+		gt_table_str(t, keys);
+		free(keys);
+	}
+	rc = gt_table_print(t, stdout);
+	gt_table_free(t);
+	return rc < 0 ? gt_error("%s", gt_strerror(rc)) : 0;
 }
 
 /* The progress line and -v's line per tensor, from the engine's events. */
@@ -249,7 +283,7 @@ int cmd_compress(int argc, char **argv)
 	int rc = gt_argp_parse(&compress_argp, argc, argv, &o);
 
 	if (!rc && o.list_codecs)
-		list_codecs();
+		rc = list_codecs(o.c.fmt) < 0;
 	else if (!rc)
 		rc = run_compress(&o);
 	gt_common_release(&o.c);

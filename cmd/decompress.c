@@ -23,14 +23,17 @@ struct decompress_opts {
 	int force, verbose;
 };
 
-enum { OPT_FORMAT = 256 };
+enum { OPT_FORMAT = 256, OPT_OUT_FORMAT };
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "output file: .h5, .npy or raw by its extension "
 	  "(default: INPUT without .gtz; stdout for '-')", 0 },
-	{ "format", OPT_FORMAT, "KIND", 0, "output format: hdf5, npy, raw", 0 },
+	{ "out-format", OPT_OUT_FORMAT, "KIND", 0, "output file format: hdf5, npy, raw "
+	  "(default: from the output's extension)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "format of what is printed: table, csv, tsv, json or markdown "
+	  "(hdf5, npy, raw: as --out-format)", 0 },
 	{ "force", 'f', NULL, 0, "overwrite an existing output file", 0 },
-	{ "threads", 'T', "N", 0, "worker threads (default: all cores)", 0 },
+	{ "threads", 'T', "N", 0, "worker threads (default and 0: all cores)", 0 },
 	{ "quiet", 'q', NULL, 0, "no progress or warnings", 0 },
 	{ "verbose", 'v', NULL, 0, "a line per tensor", 0 },
 	{ 0 }
@@ -43,11 +46,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'o': o->output = arg; break;
 	case ARGP_KEY_INIT: gt_common_bind(state, &decompress_argp, &o->c); break;
-	case OPT_FORMAT:
-		o->kind = gt_kind_parse(arg);
-		if (o->kind == GT_KIND_AUTO || o->kind == GT_KIND_GTZ)
-			argp_error(state, "unknown output format '%s': expected hdf5, npy or raw", arg);
-		break;
+	case OPT_OUT_FORMAT: o->kind = gt_argp_kind(state, arg, "output"); break;
+	case OPT_FORMAT: gt_argp_fmt_or_kind(state, arg, "output", &o->c.fmt, &o->kind); break;
 	case 'f': o->force = 1; break;
 	case 'T':
 		if (gt_parse_threads(arg, &o->threads) < 0)
@@ -297,7 +297,7 @@ static int pattern_hits(const struct gt_source *src, char *const *p)
  */
 static int precheck(const struct decompress_opts *o)
 {
-	const struct gt_source_opts so = { GT_KIND_GTZ, GT_DT_NONE };
+	const struct gt_source_opts so = { GT_KIND_GTZ, GT_DT_NONE, 0 };
 	const enum gt_kind k = out_kind(o);
 	struct gt_source *src = NULL;
 	struct gt_diag d = { "" };

@@ -87,9 +87,10 @@ const struct argp error_argp = {
 	children, NULL, NULL
 };
 
-static int open_source(const char *path, enum gt_dtype dt, struct gt_source **ret)
+/* @if_raw: @dt is --dtype inherited by B, for a raw B only. */
+static int open_source(const char *path, enum gt_dtype dt, int if_raw, struct gt_source **ret)
 {
-	const struct gt_source_opts so = { GT_KIND_AUTO, dt };
+	const struct gt_source_opts so = { GT_KIND_AUTO, dt, if_raw };
 	struct gt_diag d = { "" };
 	const int rc = gt_source_open(path, &so, ret, &d);
 
@@ -172,7 +173,7 @@ static void update_cells(struct gt_table *tb, const char *name,
 	if (st)
 		gt_table_int(tb, st->step);
 	else
-		gt_table_str(tb, "");
+		gt_table_null(tb, NULL);
 	gt_table_str(tb, optim);
 	gt_table_uint(tb, f->values);
 	gt_table_uint(tb, f->identical);
@@ -187,7 +188,7 @@ static void update_cells(struct gt_table *tb, const char *name,
 	if (f->py_values)
 		gt_table_pct(tb, 100.0 * (double)f->py_identical / (double)f->py_values);
 	else
-		gt_table_str(tb, "");
+		gt_table_null(tb, NULL);
 }
 
 struct urows {
@@ -232,9 +233,9 @@ static int run_error(const struct error_opts *o)
 	int rc;
 
 	gt_msg_set_quiet(o->c.quiet);
-	rc = open_source(o->a, o->dtype, &a);
+	rc = open_source(o->a, o->dtype, 0, &a);
 	if (rc >= 0)
-		rc = open_source(o->b, o->dtype_b ? o->dtype_b : o->dtype, &b);
+		rc = open_source(o->b, o->dtype_b ? o->dtype_b : o->dtype, !o->dtype_b, &b);
 	if (rc < 0)
 		goto out;
 	sel = xcalloc(gt_source_count(a) + 1, 1);

@@ -356,9 +356,9 @@ static void row(struct job *j, const char *step, const char *tensor,
 {
 	const struct gain_opts *o = j->o;
 
-	gt_table_str(j->tb, step);
+	gt_table_numstr(j->tb, step, 1);
 	gt_table_str(j->tb, tensor);
-	gt_table_str(j->tb, s->value);
+	gt_table_numstr(j->tb, s->value, 0);
 	gt_table_uint(j->tb, values);
 	gt_table_uint(j->tb, r->cost.bytes);
 	gt_table_num(j->tb, values ? (double)r->cost.bytes / ((double)values * 4) : NAN, 4);

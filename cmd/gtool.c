@@ -43,6 +43,7 @@ static const struct command commands[] = {
 	{ "decompress", cmd_decompress, &decompress_argp, "decompress a .gtz file to HDF5, .npy or raw" },
 	{ "error", cmd_error, &error_argp, "reconstruction error and update fidelity of A against B" },
 	{ "gain", cmd_gain, &gain_argp, "compression gain of a lossy codec, with error feedback" },
+	{ "help", cmd_help, &help_argp, "a command's manual page, or its --help" },
 	{ "hist", cmd_hist, &hist_argp, "exponent histogram as bars, a table or an SVG chart" },
 	{ "huffman", cmd_huffman, &huffman_argp, "build, show, apply and replay exponent Huffman tables" },
 	{ "ls", cmd_ls, &ls_argp, "list the tensors of an HDF5, .npy, raw or .gtz file" },
@@ -61,40 +62,73 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+/* -h, as --help, for every command: a parent parser with the command's
+ * argp as its only child, which gets the input unchanged. */
+static const struct argp_option h_options[] = {
+	{ NULL, 'h', NULL, 0, "give this help list (as --help)", -1 },
+	{ 0 }
+};
+
+static error_t parse_h(int key, char *arg, struct argp_state *state)
+{
+	(void)arg;
+	switch (key) {
+	case 'h': argp_state_help(state, state->out_stream, ARGP_HELP_STD_HELP); break;
+	case ARGP_KEY_INIT: state->child_inputs[0] = state->input; break;
+	default: return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static void with_h(const struct argp *argp, struct argp_child child[2], struct argp *ret)
+{
+	memset(child, 0, 2 * sizeof(*child));
+	child[0].argp = argp;
+	memset(ret, 0, sizeof(*ret));
+	ret->options = h_options;
+	ret->parser = parse_h;
+	ret->children = child;
+}
+
 int gt_argp_parse(const struct argp *argp, int argc, char **argv, void *input)
 {
-	const error_t err = argp_parse(argp, argc, argv, 0, NULL, input);
+	struct argp_child child[2];
+	struct argp top;
 
-	return err ? 2 : 0;
+	with_h(argp, child, &top);
+	return argp_parse(&top, argc, argv, 0, NULL, input) ? 2 : 0;
 }
 
-/* The long options of @a and of its children, one per line. */
-static void print_options(const struct argp *a)
+const struct argp *gt_command_argp(const char *name)
 {
-	for (const struct argp_option *o = a->options; o && (o->name || o->key || o->doc); o++)
-		if (o->name && !(o->flags & OPTION_HIDDEN))
-			printf("--%s%s\n", o->name, o->arg ? "=" : "");
-	for (const struct argp_child *ch = a->children; ch && ch->argp; ch++)
-		print_options(ch->argp);
+	const struct command *c = find_command(name);
+
+	return c ? c->argp : NULL;
 }
 
-/* `gtool __complete [CMD]`: command names, or CMD's long options. */
-static int complete(int argc, char **argv)
-{
-	const struct command *c;
+static int run_command(const struct command *c, int argc, char **argv);
 
-	if (argc < 2) {
-		for (size_t i = 0; i < NCOMMANDS; i++)
-			puts(commands[i].name);
-		return 0;
-	}
-	c = find_command(argv[1]);
+int gt_command_help(const char *name)
+{
+	const struct command *c = find_command(name);
+	char help[] = "--help";
+	char *argv[] = { NULL, help, NULL };
+
 	if (!c)
-		return 1;
-	print_options(c->argp);
-	puts("--help");
-	puts("--usage");
-	return 0;
+		return 2;
+	fflush(stdout);
+	return run_command(c, 2, argv);
+}
+
+const char *gt_command_name(size_t i)
+{
+	return i < NCOMMANDS ? commands[i].name : NULL;
+}
+
+void gt_commands_print(FILE *f)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-16s %s\n", commands[i].name, commands[i].summary);
 }
 
 static int run_command(const struct command *c, int argc, char **argv)
@@ -114,6 +148,7 @@ struct main_opts {
 
 static const struct argp_option main_options[] = {
 	{ "list-commands", 'L', NULL, 0, "print the subcommands, one per line", 0 },
+	{ NULL, 'h', NULL, 0, "give this help list (as --help)", -1 },
 	{ 0 }
 };
 
@@ -124,6 +159,7 @@ static error_t main_parse(int key, char *arg, struct argp_state *state)
 	(void)arg;
 	switch (key) {
 	case 'L': o->list = 1; break;
+	case 'h': argp_state_help(state, state->out_stream, ARGP_HELP_STD_HELP); break;
 	case ARGP_KEY_ARG:
 		o->sub_index = state->next - 1;
 		state->next = state->argc;
@@ -150,8 +186,7 @@ static char *main_help(int key, const char *text, void *input)
 	if (!f)
 		return (char *)(uintptr_t)text; /* argp frees only a new string */
 	fputs("Commands:\n", f);
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+	gt_commands_print(f);
 	fputs("\nRun 'gtool COMMAND --help' for a command's options; each command "
 	      "also runs as 'gtool-COMMAND'. Exit status: 0 success, 1 data or "
 	      "I/O error, 2 usage error.", f);
@@ -196,7 +231,7 @@ int main(int argc, char **argv)
 		return finish(run_command(c, argc, argv));
 
 	if (argc >= 2 && !strcmp(argv[1], "__complete"))
-		return finish(complete(argc - 1, argv + 1));
+		return finish(gt_complete(argc - 1, argv + 1));
 	if (argp_parse(&main_argp, argc, argv, ARGP_IN_ORDER, NULL, &o))
 		return 2;
 	if (o.list) {

@@ -23,6 +23,8 @@
 #define BLOCK ((size_t)1 << 20)
 
 enum hist_by { BY_ALL, BY_STEP, BY_TENSOR };
+/* The values of --by, in enum order from BY_STEP (completions list them). */
+const char *const hist_by_values[] = { "step", "tensor", NULL };
 
 struct hist_opts {
 	enum hist_by by;
@@ -62,11 +64,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_INIT: gt_common_bind(state, &hist_argp, &o->c); break;
 	case 'd': add_pattern(o, arg); break;
 	case OPT_BY:
-		if (!strcmp(arg, "step"))
-			o->by = BY_STEP;
-		else if (!strcmp(arg, "tensor"))
-			o->by = BY_TENSOR;
-		else
+		o->by = BY_ALL;
+		for (int k = BY_STEP; k <= BY_TENSOR; k++)
+			if (!strcmp(arg, hist_by_values[k - BY_STEP]))
+				o->by = (enum hist_by)k;
+		if (o->by == BY_ALL)
 			argp_error(state, "invalid --by '%s': expected step or tensor", arg);
 		break;
 	case OPT_DTYPE:
@@ -181,7 +183,7 @@ static const struct gt_trace_step *step_of(const struct hist_opts *o,
 static int hist_file(const struct hist_opts *o, const char *path, struct plan *p,
 		     void *buf)
 {
-	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype };
+	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype, 0 };
 	struct gt_source *src = NULL;
 	struct gt_trace *tr = NULL;
 	struct gt_diag d = { "" };

@@ -370,13 +370,13 @@ static int run_show(const struct huffman_opts *o)
 		if (s < (1u << gt_dtype_exp_bits(g.dtype)))
 			gt_table_uint(tab, s);
 		else
-			gt_table_str(tab, "-");
+			gt_table_null(tab, "-");
 		gt_table_str(tab, label);
 		gt_table_uint(tab, g.hist[s]);
 		gt_table_pct(tab, total ? 100.0 * (double)g.hist[s] / (double)total : 0.0);
 		gt_table_uint(tab, t->len[s]);
 		gt_table_str(tab, code);
-		gt_table_str(tab, t->len[s] ? "no" : "yes");
+		gt_table_bool(tab, !t->len[s]);
 	}
 	gt_table_print(tab, stdout);
 out:
@@ -514,7 +514,7 @@ static void replay_row(struct replay *r, const char *step, const double *bits,
 {
 	const double full = 8.0 * gt_dtype_size(dt);
 
-	gt_table_str(r->tab, step);
+	gt_table_numstr(r->tab, step, 1);
 	gt_table_num(r->tab, n, 12);
 	for (int k = 0; k < 4; k++)
 		gt_table_num(r->tab, bits[k] / n, 5);

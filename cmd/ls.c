@@ -75,27 +75,21 @@ const struct argp ls_argp = {
 	children, NULL, NULL
 };
 
-static void shape_str(const struct gt_tensor_info *t, char *buf, size_t len)
+/* The shape: [] for a scalar, null when unknown or a null dataspace. */
+static void shape_cell(struct gt_table *tb, const struct gt_tensor_info *t)
 {
-	size_t off = 0;
-
 	if (t->count == GT_COUNT_UNKNOWN) {
-		snprintf(buf, len, "?");
+		gt_table_null(tb, "?");
 		return;
 	}
 	if (!t->rank) {
-		snprintf(buf, len, t->count ? "scalar" : "empty");
+		if (t->count)
+			gt_table_shape(tb, NULL, 0, "scalar");
+		else
+			gt_table_null(tb, "empty"); /* a null dataspace: no shape at all */
 		return;
 	}
-	buf[0] = '\0';
-	for (unsigned d = 0; d < t->rank && off < len; d++) {
-		const int w = snprintf(buf + off, len - off, "%s%" PRIu64, d ? "x" : "",
-				       t->dims[d]);
-
-		if (w < 0)
-			break;
-		off += (size_t)w;
-	}
+	gt_table_shape(tb, t->dims, t->rank, NULL);
 }
 
 /* Columns of a codec's counters (gcomp: values per level, pruned), as
@@ -146,7 +140,7 @@ static int stat_cells(struct gt_table *tb, struct gt_source *src, size_t i,
 	stat_cols(&n);
 	if (gt_gtz_source_meta(src, i, &m) < 0 || strcmp(m.codec, "gcomp")) {
 		for (size_t k = 0; k < n; k++)
-			gt_table_str(tb, "");
+			gt_table_null(tb, NULL);
 		return 0;
 	}
 	if (gt_gtz_source_stats(src, i, counts, &d) < 0)
@@ -160,22 +154,20 @@ static void tensor_row(struct gt_table *tb, const char *file,
 		       const struct gt_tensor_info *t)
 {
 	const char *dt = gt_dtype_name(t->dtype);
-	char shape[32 * GT_MAX_RANK];
 
-	shape_str(t, shape, sizeof(shape));
 	gt_table_str(tb, file);
 	gt_table_str(tb, t->name);
 	gt_table_str(tb, dt ? dt : t->type_desc ? t->type_desc : "?");
-	gt_table_str(tb, shape);
+	shape_cell(tb, t);
 	if (t->count == GT_COUNT_UNKNOWN) {
-		gt_table_str(tb, "?");
-		gt_table_str(tb, "?");
+		gt_table_null(tb, "?");
+		gt_table_null(tb, "?");
 	} else {
 		gt_table_uint(tb, t->count);
 		if (dt)
 			gt_table_uint(tb, t->count * gt_dtype_size(t->dtype));
 		else
-			gt_table_str(tb, "");
+			gt_table_null(tb, NULL);
 	}
 }
 
@@ -187,14 +179,14 @@ static void gtz_cells(struct gt_table *tb, const struct gt_source *src, size_t i
 
 	if (gt_gtz_source_meta(src, i, &m) < 0) {
 		for (int k = 0; k < 6; k++)
-			gt_table_str(tb, "");
+			gt_table_null(tb, NULL);
 		return;
 	}
 	gt_table_str(tb, m.codec);
 	gt_table_str(tb, m.static_table ? "static table" : m.opts);
 	gt_table_uint(tb, m.stored_bytes);
 	if (t->dtype == GT_DT_NONE)
-		gt_table_str(tb, ""); /* kept whole: its bytes are HDF5's */
+		gt_table_null(tb, NULL); /* kept whole: its bytes are HDF5's */
 	else
 		gt_table_num(tb, t->count ? (double)m.stored_bytes /
 			     ((double)t->count * gt_dtype_size(t->dtype)) : 0.0, 4);
@@ -228,7 +220,7 @@ static void step_row(struct gt_table *tb, const char *file,
 		if (s->optim.have & gt_optim_hps[h].bit)
 			gt_table_num(tb, gt_optim_hp_get(&s->optim, &gt_optim_hps[h]), 6);
 		else
-			gt_table_str(tb, "");
+			gt_table_null(tb, NULL);
 	}
 }
 
@@ -294,7 +286,7 @@ static void record_row(struct gt_table *tb, const char *file, const struct gt_gt
 	if (block >= 0)
 		gt_table_int(tb, block);
 	else
-		gt_table_str(tb, "");
+		gt_table_null(tb, NULL);
 }
 
 /* One row per record of a .gtz file, read without decoding. */
@@ -370,7 +362,7 @@ static int run_records(const struct ls_opts *o)
 
 static int run_ls(const struct ls_opts *o)
 {
-	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype };
+	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype, 0 };
 	struct gt_table *files = gt_table_new(o->c.fmt), *steps = gt_table_new(o->c.fmt);
 	struct gt_source **src = xcalloc(o->n_inputs, sizeof(*src));
 	struct gt_diag d = { "" };

@@ -124,7 +124,7 @@ static void table_row(struct gt_table *tb, const char *file, const char *name,
 	gt_table_num(tb, r.std, 6);
 	gt_table_num(tb, r.mean_abs, 6);
 	if (st->mixed)
-		gt_table_str(tb, "");
+		gt_table_null(tb, NULL);
 	else
 		gt_table_uint(tb, r.distinct);
 	gt_table_num(tb, r.entropy, 4);
@@ -139,7 +139,7 @@ static int stats_file(const struct stats_opts *o, const char *path,
 		      struct gt_table *tb, struct gt_stats *total, int *have_total,
 		      void *buf)
 {
-	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype };
+	const struct gt_source_opts so = { GT_KIND_AUTO, o->dtype, 0 };
 	struct gt_source *src = NULL;
 	struct gt_diag d = { "" };
 	unsigned char *sel = NULL;

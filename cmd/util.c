@@ -13,6 +13,7 @@
 #include "../front/msg.h"
 #include "util.h"
 #include "../formats/gt_gtz.h"
+#include "../lib/gt_codec.h"
 #include "../formats/gt_source.h"
 #include "../engine/gt_tensor.h"
 #include "../lib/banned.h"
@@ -145,4 +146,46 @@ enum gt_fmt gt_argp_fmt(struct argp_state *state, const char *arg, int markdown)
 		argp_error(state, "invalid format '%s': expected table, csv, tsv%s or json",
 			   arg, markdown ? ", markdown" : "");
 	return fmt;
+}
+
+enum gt_kind gt_argp_kind(struct argp_state *state, const char *arg, const char *what)
+{
+	const enum gt_kind k = gt_kind_parse(arg);
+
+	if (k == GT_KIND_AUTO || k == GT_KIND_GTZ)
+		argp_error(state, "unknown %s format '%s': expected hdf5, npy or raw", what, arg);
+	return k;
+}
+
+void gt_argp_fmt_or_kind(struct argp_state *state, const char *arg, const char *what,
+			 enum gt_fmt *fmt, enum gt_kind *kind)
+{
+	const enum gt_kind k = gt_kind_parse(arg);
+
+	if (k != GT_KIND_AUTO)
+		*kind = gt_argp_kind(state, arg, what);
+	else
+		*fmt = gt_argp_fmt(state, arg, 1);
+}
+
+char *gt_codec_keys(const struct gt_codec *c, char sep)
+{
+	const char *h = gt_codec_help(c);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		gt_die("out of memory");
+	while (h && *h) {
+		const char *nl = strchrnul(h, '\n');
+		const char *eq = memchr(h, '=', (size_t)(nl - h));
+
+		if (*h != ' ' && eq)
+			fprintf(f, "%.*s%c", (int)(eq - h), h, sep);
+		h = *nl ? nl + 1 : nl;
+	}
+	if (fclose(f))
+		gt_die("out of memory");
+	return buf;
 }

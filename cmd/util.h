@@ -9,6 +9,7 @@
 #include "../engine/gt_parse.h"
 #include "../engine/gt_table.h"
 #include "../engine/gt_tensor.h"
+#include "../formats/gt_source.h"
 #include "../lib/gt_float.h"
 
 /* Number of online cores (the default for -T). */
@@ -60,6 +61,14 @@ int gt_read_f32(struct gt_source *src, size_t i, uint64_t first, size_t n,
 		float *dst, void *scratch);
 
 /*
+ * The option keys of codec @c, from its help (gt_codec_help: one line per
+ * option, "key=VALUE  what"), each followed by @sep: "maxlen,method,".
+ * Returns a malloc'd string ("" for none); the caller frees it.
+ */
+struct gt_codec;
+char *gt_codec_keys(const struct gt_codec *c, char sep);
+
+/*
  * Option values every command parses the same way; a bad one is an argp
  * usage error (exit 2) with one message for all commands.  @markdown:
  * whether this command's output knows the markdown format.
@@ -74,5 +83,17 @@ void gt_argp_input(struct argp_state *state, const char **input, const char *arg
 uint64_t gt_argp_block_size(struct argp_state *state, const char *arg);
 uint64_t gt_argp_chunk_size(struct argp_state *state, const char *arg);
 enum gt_fmt gt_argp_fmt(struct argp_state *state, const char *arg, int markdown);
+/* --in-format/--out-format=KIND: hdf5 (h5), npy or raw; @what names the
+ * side in the message ("input", "output"). */
+enum gt_kind gt_argp_kind(struct argp_state *state, const char *arg, const char *what);
+/*
+ * --format where a command also reads or writes files (compress,
+ * decompress): table, csv, tsv, json or markdown set *@fmt, the printed
+ * output's format, as everywhere; the file kinds hdf5, h5, npy and raw,
+ * which --format meant there before, still set *@kind (the values do not
+ * overlap).
+ */
+void gt_argp_fmt_or_kind(struct argp_state *state, const char *arg, const char *what,
+			 enum gt_fmt *fmt, enum gt_kind *kind);
 
 #endif

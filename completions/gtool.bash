@@ -1,46 +1,52 @@
 # bash completion for gtool and its gtool-SUBCOMMAND links
-# The command names and each command's long options come from the program
-# itself (`gtool --list-commands`, `gtool __complete CMD`): nothing here is
-# a hand-kept list.  Anything else completes as a file name.
+# What to offer comes from the program itself (`gtool __complete --line
+# WORD...`, read from its option tables, codec registry and name tables):
+# commands, options, option values (formats, codecs and their option keys,
+# dtypes, optimizers, ...), and "@files"/"@dirs" where the shell is to
+# complete a path.  Nothing here is a hand-kept list.
 # shellcheck shell=bash
 
 _gtool()
 {
-	local cur=${COMP_WORDS[COMP_CWORD]} prog=${COMP_WORDS[0]} cmd='' i
-	local base=${prog##*/}
+	local prog=${COMP_WORDS[0]} base words=() cands=() i w cur pre
+	base=${prog##*/}
 
 	COMPREPLY=()
 	if [[ $base == gtool-* ]]; then
-		cmd=${base#gtool-}
-		prog=${prog%-"$cmd"}
-	else
-		for ((i = 1; i < COMP_CWORD; i++)); do
-			if [[ ${COMP_WORDS[i]} != -* ]]; then
-				cmd=${COMP_WORDS[i]}
-				break
-			fi
-		done
+		words=("${base#gtool-}")
+		prog=${prog%-"${base#gtool-}"}
 	fi
-	command -v "$prog" > /dev/null 2>&1 || prog=gtool
-
-	if [[ -z $cmd ]]; then
-		if [[ $cur == -* ]]; then
-			mapfile -t COMPREPLY < <(compgen -W '--help --usage --version --list-commands' -- "$cur")
+	# bash splits "--format=json" and "zstd:level=3" at = and :
+	# (COMP_WORDBREAKS); gtool wants the words whole
+	for ((i = 1; i <= COMP_CWORD; i++)); do
+		w=${COMP_WORDS[i]}
+		if ((i > 1)) && [[ $w == [=:]* || ${COMP_WORDS[i - 1]} == *[=:] ]]; then
+			words[${#words[@]} - 1]+=$w
 		else
-			mapfile -t COMPREPLY < <(compgen -W "$("$prog" --list-commands 2> /dev/null)" -- "$cur")
+			words+=("$w")
 		fi
+	done
+	((${#words[@]})) || words=('')
+	cur=${words[${#words[@]} - 1]}
+	command -v "$prog" > /dev/null 2>&1 || prog=gtool
+	mapfile -t cands < <("$prog" __complete --line "${words[@]}" 2> /dev/null)
+
+	# bash replaces only the text after the last = or : of the word
+	pre=${cur%"${cur##*[=:]}"}
+	if [[ ${cands[0]-} == @files || ${cands[0]-} == @dirs ]]; then
+		local opt=-f
+		[[ ${cands[0]} == @dirs ]] && opt=-d
+		mapfile -t COMPREPLY < <(compgen "$opt" -- "${cur#"$pre"}")
+		compopt -o filenames 2> /dev/null || true
 		return 0
 	fi
-	if [[ $cur == -* ]]; then
-		mapfile -t COMPREPLY < <(compgen -W "$("$prog" __complete "$cmd" 2> /dev/null)" -- "$cur")
-		# options taking a value end in '=': no space after them
-		if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *= ]]; then
-			compopt -o nospace 2> /dev/null || true
-		fi
-		return 0
+	for w in "${cands[@]}"; do
+		COMPREPLY+=("${w#"$pre"}")
+	done
+	# a word that wants more after it (--format=, zstd:level=): no space
+	if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *[=:] ]]; then
+		compopt -o nospace 2> /dev/null || true
 	fi
-	mapfile -t COMPREPLY < <(compgen -f -- "$cur")
-	compopt -o filenames 2> /dev/null || true
 	return 0
 }
 

@@ -18,7 +18,7 @@ int gt_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *ret);
  */
 int gt_parse_rate(const char *s, double *ret);
 
-/* Parse -T: "N" (1-1024); 0 from the caller means all cores. */
+/* Parse -T: "N" (0-1024); 0 means all cores (each caller counts them). */
 int gt_parse_threads(const char *s, unsigned *ret);
 
 #endif

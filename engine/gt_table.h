@@ -3,6 +3,7 @@
 #define GT_TABLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../lib/gt_error.h"
@@ -34,6 +35,18 @@ void gt_table_uint(struct gt_table *t, unsigned long long v);
 void gt_table_num(struct gt_table *t, double v, int prec);
 /* Percent shown to people with 2 decimals; machines get the fraction x100. */
 void gt_table_pct(struct gt_table *t, double pct);
+/* No value: null in JSON, @text (NULL: empty) for people and CSV. */
+void gt_table_null(struct gt_table *t, const char *text);
+/* Text @s that may hold a number ("20", "0.01"): a number when it does
+ * (people see @s as it is), else a string, or with @null_else a JSON null
+ * that people see as @s (a "mean" or "all" row in a column of steps). */
+void gt_table_numstr(struct gt_table *t, const char *s, int null_else);
+/* A flag: "yes"/"no" for people, CSV and TSV (as before), true/false in JSON. */
+void gt_table_bool(struct gt_table *t, int v);
+/* A shape: "128x64" for people and CSV, [128, 64] in JSON (a scalar:
+ * "" and []); @text_as, when not NULL, is shown instead of "128x64". */
+void gt_table_shape(struct gt_table *t, const uint64_t *dims, size_t ndims,
+		    const char *text_as);
 /* @return 0, GT_ERR(NOMEM) (nothing written). */
 int gt_table_print(const struct gt_table *t, FILE *out);
 void gt_table_free(struct gt_table *t);

@@ -220,7 +220,7 @@ static int trace_grads(const struct gt_source *src, struct gt_model_tensor **t,
 int gt_model_tensors(const char *path, struct gt_model_tensor **t_ret, size_t *n_ret,
 		     struct gt_diag *d)
 {
-	const struct gt_source_opts so = { GT_KIND_AUTO, GT_DT_NONE };
+	const struct gt_source_opts so = { GT_KIND_AUTO, GT_DT_NONE, 0 };
 	struct gt_source *src = NULL;
 	struct gt_diag rd = { "" };
 	struct gt_model_tensor *t = NULL;

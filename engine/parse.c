@@ -89,7 +89,7 @@ int gt_parse_threads(const char *s, unsigned *ret)
 {
 	long v;
 
-	if (gt_parse_int(s, 1, 1024, &v) < 0)
+	if (gt_parse_int(s, 0, 1024, &v) < 0)
 		return -1;
 	*ret = (unsigned)v;
 	return 0;

@@ -1,7 +1,9 @@
 /* table.c - rows under named columns, written as an aligned table, CSV,
  * TSV, JSON or markdown to the stream a front end gives */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +33,9 @@ int gt_fmt_parse(const char *s, enum gt_fmt *ret)
 struct cell {
 	char *text;   /* what people see */
 	char *exact;  /* what machines see (NULL: same as text) */
+	char *json;   /* a JSON literal for JSON (an array, true/false), or NULL */
 	int numeric;
-	int null;     /* JSON null (NaN, Inf) */
+	int null;     /* JSON null (NaN, Inf, no value) */
 };
 
 struct gt_table {
@@ -73,10 +76,13 @@ void gt_table_col(struct gt_table *t, const char *name)
 	t->cols[t->ncols++] = copy;
 }
 
-/* Takes @text and @exact (either may be NULL after a failed allocation). */
-static void add_cell(struct gt_table *t, char *text, char *exact, int numeric,
-		     int null)
+/* Takes @text, @exact and @json (any may be NULL after a failed
+ * allocation; @exact and @json may be NULL by design). */
+static void add_cell_json(struct gt_table *t, char *text, char *exact, char *json,
+			  int numeric, int null)
 {
+	struct cell *c;
+
 	if (t && !t->oom && t->ncells == t->alloc) {
 		const size_t alloc = t->alloc ? 2 * t->alloc : 64;
 		struct cell *cells = realloc(t->cells, alloc * sizeof(*t->cells));
@@ -93,13 +99,21 @@ static void add_cell(struct gt_table *t, char *text, char *exact, int numeric,
 			t->oom = 1;
 		free(text);
 		free(exact);
+		free(json);
 		return;
 	}
-	t->cells[t->ncells].text = text;
-	t->cells[t->ncells].exact = exact;
-	t->cells[t->ncells].numeric = numeric;
-	t->cells[t->ncells].null = null;
-	t->ncells++;
+	c = &t->cells[t->ncells++];
+	c->text = text;
+	c->exact = exact;
+	c->json = json;
+	c->numeric = numeric;
+	c->null = null;
+}
+
+static void add_cell(struct gt_table *t, char *text, char *exact, int numeric,
+		     int null)
+{
+	add_cell_json(t, text, exact, NULL, numeric, null);
 }
 
 static char *fmt_dup(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -146,6 +160,62 @@ void gt_table_pct(struct gt_table *t, double pct)
 		gt_table_num(t, pct, 4);
 	else
 		add_cell(t, fmt_dup("%.2f", pct), fmt_dup("%.17g", pct), 1, 0);
+}
+
+void gt_table_null(struct gt_table *t, const char *text)
+{
+	add_cell(t, strdup(text ? text : ""), NULL, 0, 1);
+}
+
+void gt_table_numstr(struct gt_table *t, const char *s, int null_else)
+{
+	char *end = NULL;
+	const double v = s && *s && !isspace((unsigned char)*s) ? strtod(s, &end) : NAN;
+
+	if (end && !*end && isfinite(v))
+		add_cell(t, strdup(s), fmt_dup("%.17g", v), 1, 0);
+	else if (null_else)
+		gt_table_null(t, s);
+	else
+		gt_table_str(t, s);
+}
+
+void gt_table_bool(struct gt_table *t, int v)
+{
+	char *json = strdup(v ? "true" : "false");
+
+	if (!json && t)
+		t->oom = 1;
+	add_cell_json(t, strdup(v ? "yes" : "no"), NULL, json, 0, 0);
+}
+
+void gt_table_shape(struct gt_table *t, const uint64_t *dims, size_t ndims,
+		    const char *text_as)
+{
+	char *text = NULL, *json = NULL;
+	size_t tlen = 0, jlen = 0;
+	FILE *ft = open_memstream(&text, &tlen);
+	FILE *fj = open_memstream(&json, &jlen);
+
+	if (ft && fj) {
+		fputc('[', fj);
+		for (size_t i = 0; i < ndims; i++) {
+			fprintf(ft, "%s%llu", i ? "x" : "", (unsigned long long)dims[i]);
+			fprintf(fj, "%s%llu", i ? ", " : "", (unsigned long long)dims[i]);
+		}
+		fputc(']', fj);
+	}
+	if (ft)
+		fclose(ft);
+	if (fj)
+		fclose(fj);
+	if (text_as) {
+		free(text);
+		text = strdup(text_as);
+	}
+	if ((!text || !json) && t)
+		t->oom = 1;
+	add_cell_json(t, text, NULL, json, 0, 0);
 }
 
 static const char *machine_text(const struct cell *c)
@@ -201,7 +271,9 @@ static void print_json(const struct gt_table *t, FILE *out)
 
 			json_string(out, t->cols[c]);
 			fputs(": ", out);
-			if (cell->null)
+			if (cell->json)
+				fputs(cell->json, out);
+			else if (cell->null)
 				fputs("null", out);
 			else if (cell->numeric)
 				fputs(machine_text(cell), out);
@@ -291,6 +363,7 @@ void gt_table_free(struct gt_table *t)
 	for (size_t i = 0; i < t->ncells; i++) {
 		free(t->cells[i].text);
 		free(t->cells[i].exact);
+		free(t->cells[i].json);
 	}
 	free(t->cols);
 	free(t->cells);

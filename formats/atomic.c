@@ -13,6 +13,20 @@
 #include "gt_sink.h"
 #include "../lib/banned.h"
 
+/* Why the temporary file beside @path (its folder: @dirlen bytes) could not
+ * be made, told in terms of the output the user named. */
+static int tmp_failed(const char *path, int dirlen, int err, struct gt_diag *d)
+{
+	const int len = dirlen > 1 ? dirlen - 1 : dirlen; /* "dir/" -> "dir", "/" stays */
+
+	if (dirlen && err == ENOENT)
+		return gt_diag_set(d, GT_ERR(IO), "%s: folder %.*s does not exist", path, len, path);
+	if (dirlen && err == ENOTDIR)
+		return gt_diag_set(d, GT_ERR(IO), "%s: %.*s is not a folder", path, len, path);
+	return gt_diag_set(d, GT_ERR(IO), "%s: cannot create a file in %s%.*s: %s", path,
+			   dirlen ? "folder " : "the current folder", len, path, strerror(err));
+}
+
 /* ".<base>.XXXXXX" next to the target, O_EXCL, mode 0666 (the umask
  * applies, as for a plain fopen), unlike mkstemp's 0600. */
 static int make_tmp(struct gt_atomic *a, int *fd_ret, struct gt_diag *d)
@@ -41,8 +55,7 @@ static int make_tmp(struct gt_atomic *a, int *fd_ret, struct gt_diag *d)
 	}
 	free(a->tmp);
 	a->tmp = NULL;
-	return gt_diag_set(d, GT_ERR(IO), "%s: cannot create a temporary file: %s",
-			   a->path, strerror(errno));
+	return tmp_failed(a->path, dirlen, errno, d);
 }
 
 int gt_atomic_create(struct gt_atomic *a, const char *path, int force,

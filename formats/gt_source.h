@@ -125,8 +125,12 @@ struct gt_group_info {
 };
 
 struct gt_source_opts {
-	enum gt_kind kind;     /* GT_KIND_AUTO unless --format says */
-	enum gt_dtype dtype;   /* raw input: from --dtype; NONE: from the extension */
+	enum gt_kind kind;     /* GT_KIND_AUTO unless --in-format says */
+	enum gt_dtype dtype;   /* raw input: from --dtype; NONE: from the extension.
+				* A file that carries its own dtype (.npy,
+				* HDF5, .gtz) must agree with it (GT_ERR(INVAL)) */
+	int dtype_if_raw;      /* 1: @dtype is only for raw input; another
+				* kind keeps its own without a check */
 };
 
 struct gt_source;

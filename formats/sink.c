@@ -70,7 +70,7 @@ static int open_sink(const char *path, const struct gt_sink_opts *o, int v110,
 				   path);
 	if (!ops_of(k))
 		return gt_diag_set(d, GT_ERR(INVAL),
-				   "cannot tell the output format of '%s': use --format", path);
+				   "cannot tell the output format of '%s': use --out-format", path);
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return gt_diag_set(d, GT_ERR(NOMEM), "out of memory");

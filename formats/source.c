@@ -223,6 +223,30 @@ static int open_kind(struct gt_source *s, FILE *f, const unsigned char *peek,
 	return gt_raw_source_open(s, f, d);
 }
 
+/* A dtype asked for (--dtype) that a file with its own dtype contradicts
+ * is an error, not a silent choice of one of them. */
+static int check_dtype(const struct gt_source *s, struct gt_diag *d)
+{
+	const enum gt_dtype want = s->opts.dtype;
+
+	if (want == GT_DT_NONE || s->kind == GT_KIND_RAW || s->opts.dtype_if_raw)
+		return 0;
+	for (size_t i = 0; i < s->ntensors; i++) {
+		const struct gt_tensor_info *t = &s->tensors[i];
+
+		if (t->dtype == GT_DT_NONE || t->dtype == want)
+			continue;
+		if (s->ntensors == 1)
+			return gt_diag_set(d, GT_ERR(INVAL), "--dtype %s disagrees with the "
+					   "file's dtype %s", gt_dtype_name(want),
+					   gt_dtype_name(t->dtype));
+		return gt_diag_set(d, GT_ERR(INVAL), "--dtype %s disagrees with the dtype "
+				   "%s of %s", gt_dtype_name(want), gt_dtype_name(t->dtype),
+				   t->name);
+	}
+	return 0;
+}
+
 int gt_source_open(const char *path, const struct gt_source_opts *o,
 		   struct gt_source **src_ret, struct gt_diag *d)
 {
@@ -249,6 +273,8 @@ int gt_source_open(const char *path, const struct gt_source_opts *o,
 	}
 	s->kind = detect(s, peek, npeek);
 	rc = open_kind(s, f, peek, npeek, d);
+	if (rc >= 0)
+		rc = check_dtype(s, d);
 	if (rc < 0) {
 		gt_source_free(s);
 		return rc;

@@ -412,7 +412,7 @@ static void row_out(const struct job *j, struct gt_table *t, struct row *r,
 	else
 		gt_table_num(t, NAN, 4);
 	gt_table_num(t, r->have_fid ? (double)r->fid_ulp : NAN, 6);
-	gt_table_str(t, r->agree ? "yes" : "no");
+	gt_table_bool(t, r->agree);
 }
 
 /* The line above a table for people: what was reduced, over what link. */

@@ -65,8 +65,8 @@ echo "== 3. threads: gtool compress/decompress -c huffexp, input in the page cac
 gtool compress -q -f -c huffexp "$work/grads256.f32" -o "$work/t.gtz"
 t1=$(runs 5 gtool compress -q -T 1 -c huffexp "$work/grads256.f32" -o /dev/null)
 t2=$(runs 5 gtool compress -q -T 2 -c huffexp "$work/grads256.f32" -o /dev/null)
-d1=$(runs 5 gtool decompress -q -T 1 --format raw "$work/t.gtz" -o /dev/null)
-d2=$(runs 5 gtool decompress -q -T 2 --format raw "$work/t.gtz" -o /dev/null)
+d1=$(runs 5 gtool decompress -q -T 1 --out-format raw "$work/t.gtz" -o /dev/null)
+d2=$(runs 5 gtool decompress -q -T 2 --out-format raw "$work/t.gtz" -o /dev/null)
 gtool decompress -q -f "$work/t.gtz" -o "$work/back.f32"
 cmp "$work/back.f32" "$work/grads256.f32"
 echo "compress   -T 1: $(mbps "$size256" "$t1") MB/s  -T 2: $(mbps "$size256" "$t2") MB/s  speed-up $(echo "scale=2; $t1 / $t2" | bc -l)"

@@ -194,3 +194,11 @@ column() {
 	run -0 --separate-stderr ranks 2 --per-rank g%d.npy -c zstd --repeat 1 --format csv
 	[[ ${lines[1]} == none,2,8192,* ]]
 }
+
+@test "allreduce: JSON gives same_on_ranks as a boolean and numbers as numbers" {
+	need_mpi
+	run -0 --separate-stderr ranks 2 -c huffexp --repeat 1 --format json "$SAMPLES/mlp_sgd.h5"
+	printf '%s\n' "$output" > out.json
+	jq -e 'all(.[]; .same_on_ranks == true)' out.json
+	jq -e 'all(.[]; (.ranks|type=="number") and (.values|type=="number"))' out.json
+}

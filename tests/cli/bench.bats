@@ -74,8 +74,8 @@ PY
 @test "bench: errors" {
 	run -2 --separate-stderr gtool bench -c nosuch "$SAMPLES/grads.f32"
 	[ "$stderr" = "gtool bench: unknown codec 'nosuch'; see 'gtool compress --list-codecs'" ]
-	run -2 --separate-stderr gtool bench -T 0 "$SAMPLES/grads.f32"
-	[[ $stderr == *"invalid thread count '0'"* ]]
+	run -2 --separate-stderr gtool bench -T 2000 "$SAMPLES/grads.f32"
+	[[ $stderr == *"invalid thread count '2000'"* ]]
 	run -2 --separate-stderr gtool bench --repeat 0 "$SAMPLES/grads.f32"
 	[[ $stderr == *"invalid repeat count '0'"* ]]
 	run -2 --separate-stderr gtool bench --format markdown "$SAMPLES/grads.f32"

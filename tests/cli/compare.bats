@@ -81,7 +81,7 @@ near() {
 @test "compare: JSON parses and has one object per spec" {
 	run -0 --separate-stderr gtool compare --repeat 1 -c huffexp,gcomp:mode=single-quant --format json "$SAMPLES/grads.npy"
 	printf '%s\n' "${lines[@]}" > c.json
-	run -0 python3 -c 'import json, sys; d = json.load(open("c.json")); assert [r["spec"] for r in d] == ["huffexp", "gcomp:mode=single-quant"], d; assert d[0]["lossless"] == "yes" and d[0]["rmse"] == 0 and d[1]["rmse"] > 0; print("ok")'
+	run -0 python3 -c 'import json, sys; d = json.load(open("c.json")); assert [r["spec"] for r in d] == ["huffexp", "gcomp:mode=single-quant"], d; assert d[0]["lossless"] is True and d[0]["rmse"] == 0 and d[1]["rmse"] > 0; print("ok")'
 	[ "$output" = ok ]
 }
 

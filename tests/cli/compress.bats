@@ -374,8 +374,8 @@ roundtrip_raw() {
 	[ "${stderr_lines[0]}" = "gtool compress: invalid dtype 'f8': expected f32, f16, bf16 or f64" ]
 	run -2 --separate-stderr gtool compress --format gtz "$SAMPLES/grads.f32"
 	[ "${stderr_lines[0]}" = "gtool compress: unknown input format 'gtz': expected hdf5, npy or raw" ]
-	run -2 --separate-stderr gtool compress -T 0 "$SAMPLES/grads.f32" -o x.gtz
-	[ "${stderr_lines[0]}" = "gtool compress: invalid thread count '0'" ]
+	run -2 --separate-stderr gtool compress -T -1 "$SAMPLES/grads.f32" -o x.gtz
+	[ "${stderr_lines[0]}" = "gtool compress: invalid thread count '-1'" ]
 	run -2 --separate-stderr gtool compress --block-size 10 "$SAMPLES/grads.f32" -o x.gtz
 	[[ ${stderr_lines[0]} == "gtool compress: invalid block size '10': expected "* ]]
 	run -2 --separate-stderr gtool compress --table-refresh 0 "$SAMPLES/mlp_sgd.h5" -o x.gtz

@@ -272,7 +272,7 @@ print(len(g["step_000010"].attrs) > 0 and
 @test "decompress: writing to /dev/full fails with exit 1" {
 	run -0 gtool compress -q "$SAMPLES/grads.f32" -o g.gtz
 	run -1 --separate-stderr gtool decompress g.gtz -o /dev/full
-	[ "$stderr" = "gtool decompress: cannot tell the output format of '/dev/full': use --format" ]
+	[ "$stderr" = "gtool decompress: cannot tell the output format of '/dev/full': use --out-format" ]
 	run -1 --separate-stderr gtool decompress g.gtz --format raw -o /dev/full
 	[ "$stderr" = "gtool decompress: /dev/full: write error: No space left on device" ]
 	run -1 --separate-stderr bash -c 'gtool decompress g.gtz -o - > /dev/full'

@@ -320,7 +320,7 @@ apply_mean() {
 	run -0 awk -F'\t' -v w="$want" '$1 == 25 { d = $3 - w; if (d < 0) d = -d; exit d > 1e-9 * w }' <<< "$output"
 	run -0 gtool huffman replay --format json "$SAMPLES/lstm_adamw.h5"
 	run -0 jq -r 'length, .[-1].step, .[0].refreshed' <<< "$output"
-	[ "${lines[*]}" = "5 mean initial" ]
+	[ "${lines[*]}" = "5 null initial" ]
 }
 
 @test "huffman replay: errors" {

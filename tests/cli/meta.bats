@@ -66,6 +66,8 @@ commands() {
 @test "meta: completions exist and every command completes --help" {
 	local c
 	[ -f "$ROOT/completions/gtool.bash" ]
+	[ -f "$ROOT/completions/_gtool" ]
+	[ -f "$ROOT/completions/gtool.fish" ]
 	for c in $(commands); do
 		run -0 --separate-stderr gtool __complete "$c"
 		[[ $'\n'$output$'\n' == *$'\n--help\n'* ]] || { echo "$c: $output"; return 1; }

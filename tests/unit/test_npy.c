@@ -177,7 +177,7 @@ static void test_npy_errors(void)
 	{
 		struct gt_source *s = NULL;
 		struct gt_diag d = { "" };
-		struct gt_source_opts o = { GT_KIND_NPY, GT_DT_NONE };
+		struct gt_source_opts o = { GT_KIND_NPY, GT_DT_NONE, 0 };
 
 		write_file(tmp_path("t.npy"), "\x93NUMPY\x01\x00\xff\x00{'de", 14);
 		CHECK_RC(gt_source_open(tmp_path("t.npy"), NULL, &s, &d), GT_ERR(CORRUPT));
@@ -332,7 +332,7 @@ static void test_raw_errors(void)
 	};
 
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		const struct gt_source_opts o = { GT_KIND_AUTO, cases[k].dt };
+		const struct gt_source_opts o = { GT_KIND_AUTO, cases[k].dt, 0 };
 		struct gt_source *s = NULL;
 		struct gt_diag d = { "" };
 
@@ -349,7 +349,7 @@ static void test_raw_errors(void)
 
 static void test_raw_named(void)
 {
-	const struct gt_source_opts o = { GT_KIND_RAW, GT_DT_F32 };
+	const struct gt_source_opts o = { GT_KIND_RAW, GT_DT_F32, 0 };
 	struct gt_source *s = NULL;
 	struct gt_diag d = { "" };
 	size_t idx = 9, n;
@@ -377,7 +377,7 @@ static void test_raw_named(void)
 /* stdin: raw with an unknown count, .npy detected by its magic, errors */
 static void test_stdin(void)
 {
-	const struct gt_source_opts o = { GT_KIND_AUTO, GT_DT_F32 };
+	const struct gt_source_opts o = { GT_KIND_AUTO, GT_DT_F32, 0 };
 	unsigned char file[256];
 	struct gt_source *s = NULL;
 	struct gt_diag d = { "" };

@@ -9,7 +9,7 @@ static char dir[] = "/tmp/test_pack.XXXXXX";
 /* Every value of every tensor of @a equals, bit for bit, that of @b. */
 static int same_values(const char *a_path, const char *b_path)
 {
-	const struct gt_source_opts gtz = { GT_KIND_GTZ, GT_DT_NONE };
+	const struct gt_source_opts gtz = { GT_KIND_GTZ, GT_DT_NONE, 0 };
 	struct gt_source *a = NULL, *b = NULL;
 	struct gt_diag d = { "" };
 	int same = gt_source_open(a_path, NULL, &a, &d) >= 0 &&

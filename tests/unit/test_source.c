@@ -51,6 +51,38 @@ static void test_attrs(void)
 	CHECK(dst.n == 0 && dst.v == NULL);
 }
 
+/* --dtype on a file with its own dtype: agreeing is fine, disagreeing is
+ * an error naming both, and dtype_if_raw leaves such a file alone. */
+static void test_dtype_disagrees(void)
+{
+	static const struct {
+		const char *path;
+		enum gt_dtype dt;
+		int if_raw, rc;
+		const char *msg;
+	} cases[] = {
+		{ "samples/grads.npy", GT_DT_F32, 0, 0, "" },
+		{ "samples/grads.npy", GT_DT_F16, 0, GT_ERR(INVAL),
+		  "--dtype f16 disagrees with the file's dtype f32" },
+		{ "samples/grads.npy", GT_DT_F16, 1, 0, "" },
+		{ "samples/f16_momentum.h5", GT_DT_F16, 0, 0, "" },
+		{ "samples/f16_momentum.h5", GT_DT_BF16, 0, GT_ERR(INVAL),
+		  "--dtype bf16 disagrees with the dtype f16 of /" },
+		{ "samples/grads.f32", GT_DT_F16, 0, 0, "" }, /* raw: --dtype decides */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct gt_source_opts o = { GT_KIND_AUTO, cases[i].dt, cases[i].if_raw };
+		struct gt_source *s = NULL;
+		struct gt_diag d = { "" };
+
+		CHECK_RC(gt_source_open(cases[i].path, &o, &s, &d), cases[i].rc);
+		CHECK(!strncmp(d.msg, cases[i].msg, strlen(cases[i].msg)));
+		CHECK((s != NULL) == !cases[i].rc);
+		gt_source_free(s);
+	}
+}
+
 /* The magic bytes win over the extension; unknown bytes fall back to it. */
 static void test_detect(void)
 {
@@ -108,5 +140,6 @@ int main(int argc, char **argv)
 	RUN(test_kind_names);
 	RUN(test_attrs);
 	RUN(test_detect);
+	RUN(test_dtype_disagrees);
 	return check_done("test_source");
 }

@@ -177,13 +177,15 @@ static int write_direct(hid_t ds, const struct data *d)
 	for (size_t c = 0; c < d->nchunks; c++) {
 		const hsize_t off = (hsize_t)c * CHUNK_VALUES;
 		const size_t n = d->n - off < CHUNK_VALUES ? d->n - off : CHUNK_VALUES;
-		size_t cap = n * 4, len;
-		void *buf = H5allocate_memory(cap, 0);
+		size_t cap = (size_t)CHUNK_VALUES * 4, len;
+		unsigned char *buf = H5allocate_memory(cap, 0);
 
 		if (!buf)
 			return -1;
+		/* an edge chunk is stored whole, as HDF5 stores it: zeros after */
 		memcpy(buf, d->v + off * 4, n * 4);
-		len = gt_h5z_filter(0, ncd, cd, n * 4, &cap, &buf);
+		memset(buf + n * 4, 0, cap - n * 4);
+		len = gt_h5z_filter(0, ncd, cd, cap, &cap, (void **)&buf);
 		if (!len || H5Dwrite_chunk(ds, H5P_DEFAULT, 0, &off, len, buf) < 0)
 			return H5free_memory(buf), -1;
 		H5free_memory(buf);
@@ -211,7 +213,7 @@ static int read_direct(hid_t ds, const struct data *d, unsigned char *back)
 		cap = (size_t)stored;
 		buf = H5allocate_memory(cap, 0);
 		if (!buf || H5Dread_chunk(ds, H5P_DEFAULT, &off, &mask, buf) < 0 ||
-		    gt_h5z_filter(H5Z_FLAG_REVERSE, ncd, cd, cap, &cap, &buf) != n * 4)
+		    gt_h5z_filter(H5Z_FLAG_REVERSE, ncd, cd, cap, &cap, &buf) != CHUNK_VALUES * 4)
 			return H5free_memory(buf), -1;
 		memcpy(back + off * 4, buf, n * 4);
 		H5free_memory(buf);

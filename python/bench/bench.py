@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """The Python package's call overhead: gtool.compress / gtool.decompress of
-1 MiB and 64 MiB float32 arrays beside libgtool's own speed on the same data
-(python/bench/bench_api.c through the C API), and the DDP hook's time per
-step against plain DDP (tools/convergence.py, 2 ranks, short runs).
+64 values, 1 MiB and 64 MiB of float32 beside libgtool doing the same work
+(its _alloc calls, which return fresh memory as the package does) and
+beside its reuse-buffer calls, in the same process through ctypes and in a
+C program of its own (python/bench/bench_api.c); and the DDP hook's time
+per step against plain DDP (tools/convergence.py, 2 ranks, short runs).
 
     /usr/bin/python3 python/bench/bench.py BUILD_DIR     (make bench-python)
 """
@@ -46,6 +48,7 @@ def codec_rows(build, bench_bin, rounds):
     made once; C "alloc" calls gtool_compress_alloc / gtool_decompress_alloc,
     whose results are fresh memory, as gtool.compress (a new bytes object)
     and gtool.decompress (a new array) return."""
+    print()
     print("| size | codec | direction | C reuse MB/s | C alloc MB/s | Python MB/s | "
           "Python vs C alloc |")
     print("|---|---|---|---:|---:|---:|---:|")

@@ -91,10 +91,6 @@ echo
 echo "   the filter on $(mbps "$size256" 1) MB of f32 in 1 MiB chunks against the codec in memory"
 echo "   (target: the filter costs at most 15 % over the codec); gtool bench on the same file:"
 "$build/h5filter-bench" "$work/grads256.f32" "$work/h5filter-big.h5" 5
-echo "   the same with glibc's malloc told to keep freed memory (HDF5 and the filter then reuse"
-echo "   the pages of the buffers they free chunk after chunk, instead of faulting in fresh ones):"
-GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456 \
-	"$build/h5filter-bench" "$work/grads256.f32" "$work/h5filter-big.h5" 5 --no-gzip
 gtool bench -q -c huffexp --dtype f32 --repeat 5 "$work/grads256.f32"
 rm -f "$work/h5filter-big.h5" "$work/bench.h5"
 

@@ -1,6 +1,8 @@
 /* h5filter-bench.c - what the gtool HDF5 filter costs over its codec: a raw
  * f32 file coded in 1 MiB chunks by the codec alone, by the filter function,
- * and written and read through the HDF5 C API, one thread, medians */
+ * and written and read through the HDF5 C API (on a file and in memory, with
+ * HDF5's filter pipeline and with H5Dwrite_chunk/H5Dread_chunk), one thread,
+ * medians */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,45 +115,151 @@ static int memory_pass(const struct data *d, unsigned char *scratch, unsigned ch
 	return 0;
 }
 
-/* Write then read the whole dataset through HDF5; @filter 0: none, 1: gtool
- * (huffexp), 2: gzip 6 + shuffle. */
-static int hdf5_pass(const struct data *d, const char *path, int filter, double *tw,
-		     double *tr, hsize_t *stored)
+/* How a pass stores the dataset: its filter (0: none, 1: gtool huffexp,
+ * 2: gzip 6 + shuffle), the file driver (sec2: a file on disk, through the
+ * page cache; core: in memory, no backing store, so the disk is left out),
+ * and direct: each chunk coded by the caller with the filter function and
+ * handed to H5Dwrite_chunk / taken from H5Dread_chunk, which skips HDF5's
+ * filter pipeline and chunk cache. */
+struct how {
+	int filter, core, direct;
+};
+
+static hid_t make_file(const char *path, const struct how *h)
+{
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f;
+
+	if (h->core)
+		H5Pset_fapl_core(fapl, (size_t)1 << 20, 0);
+	f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	H5Pclose(fapl);
+	return f;
+}
+
+static hid_t make_dataset(hid_t f, const struct data *d, const struct how *h)
 {
 	const hsize_t dims = d->n, chunk = CHUNK_VALUES < d->n ? CHUNK_VALUES : d->n;
-	hid_t f, s, p, ds;
-	float *back = malloc(d->n * 4);
-	double t0 = now();
+	hid_t s = H5Screate_simple(1, &dims, NULL), p = H5Pcreate(H5P_DATASET_CREATE), ds = -1;
 
-	f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-	s = H5Screate_simple(1, &dims, NULL);
-	p = H5Pcreate(H5P_DATASET_CREATE);
 	H5Pset_chunk(p, 1, &chunk);
-	if (filter == 1)
+	if (h->filter == 1)
 		H5Pset_filter(p, GT_H5Z_ID, H5Z_FLAG_MANDATORY, 0, NULL);
-	if (filter == 2 && (H5Pset_shuffle(p) < 0 || H5Pset_deflate(p, 6) < 0))
-		return -1;
-	ds = H5Dcreate2(f, "x", H5T_IEEE_F32LE, s, H5P_DEFAULT, p, H5P_DEFAULT);
-	if (ds < 0 || H5Dwrite(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, d->v) < 0)
-		return -1;
-	H5Dclose(ds);
+	if (h->filter != 2 || (H5Pset_shuffle(p) >= 0 && H5Pset_deflate(p, 6) >= 0))
+		ds = H5Dcreate2(f, "x", H5T_IEEE_F32LE, s, H5P_DEFAULT, p, H5P_DEFAULT);
 	H5Pclose(p);
 	H5Sclose(s);
-	H5Fclose(f);
+	return ds;
+}
+
+/* The filter's cd_values as set_local left them in the dataset. */
+static int filter_cd(hid_t ds, unsigned cd[8], size_t *ncd)
+{
+	hid_t p = H5Dget_create_plist(ds);
+	unsigned flags;
+	herr_t rc;
+
+	*ncd = 8;
+	rc = H5Pget_filter_by_id2(p, GT_H5Z_ID, &flags, ncd, cd, 0, NULL, NULL);
+	H5Pclose(p);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Chunk by chunk: what H5Dwrite does for a filtered dataset, less HDF5's
+ * chunk cache and pipeline (the copy into a buffer the filter may free is
+ * the filter interface's, and is kept). */
+static int write_direct(hid_t ds, const struct data *d)
+{
+	unsigned cd[8];
+	size_t ncd;
+
+	if (filter_cd(ds, cd, &ncd) < 0)
+		return -1;
+	for (size_t c = 0; c < d->nchunks; c++) {
+		const hsize_t off = (hsize_t)c * CHUNK_VALUES;
+		const size_t n = d->n - off < CHUNK_VALUES ? d->n - off : CHUNK_VALUES;
+		size_t cap = (size_t)CHUNK_VALUES * 4, len;
+		unsigned char *buf = H5allocate_memory(cap, 0);
+
+		if (!buf)
+			return -1;
+		/* an edge chunk is stored whole, as HDF5 stores it: zeros after */
+		memcpy(buf, d->v + off * 4, n * 4);
+		memset(buf + n * 4, 0, cap - n * 4);
+		len = gt_h5z_filter(0, ncd, cd, cap, &cap, (void **)&buf);
+		if (!len || H5Dwrite_chunk(ds, H5P_DEFAULT, 0, &off, len, buf) < 0)
+			return H5free_memory(buf), -1;
+		H5free_memory(buf);
+	}
+	return 0;
+}
+
+static int read_direct(hid_t ds, const struct data *d, unsigned char *back)
+{
+	unsigned cd[8];
+	size_t ncd;
+
+	if (filter_cd(ds, cd, &ncd) < 0)
+		return -1;
+	for (size_t c = 0; c < d->nchunks; c++) {
+		const hsize_t off = (hsize_t)c * CHUNK_VALUES;
+		const size_t n = d->n - off < CHUNK_VALUES ? d->n - off : CHUNK_VALUES;
+		hsize_t stored = 0;
+		uint32_t mask = 0;
+		size_t cap;
+		void *buf;
+
+		if (H5Dget_chunk_storage_size(ds, &off, &stored) < 0 || !stored)
+			return -1;
+		cap = (size_t)stored;
+		buf = H5allocate_memory(cap, 0);
+		if (!buf || H5Dread_chunk(ds, H5P_DEFAULT, &off, &mask, buf) < 0 ||
+		    gt_h5z_filter(H5Z_FLAG_REVERSE, ncd, cd, cap, &cap, &buf) != CHUNK_VALUES * 4)
+			return H5free_memory(buf), -1;
+		memcpy(back + off * 4, buf, n * 4);
+		H5free_memory(buf);
+	}
+	return 0;
+}
+
+/* Write then read the whole dataset through HDF5 (memory type = file type:
+ * no conversion) into @back, a buffer used before, as the codec's rows
+ * decode into one (a fresh one would add the first touch of its pages);
+ * a sec2 file is closed and opened again between, a core file (which a
+ * close would discard) only the dataset. */
+static int hdf5_pass(const struct data *d, const char *path, const struct how *h,
+		     unsigned char *back, double *tw, double *tr, hsize_t *stored)
+{
+	double t0;
+	hid_t f, ds;
+	int rc;
+
+	memset(back, 0xff, d->n * 4); /* pages touched before, values not those read */
+	t0 = now();
+	f = make_file(path, h);
+	ds = f < 0 ? -1 : make_dataset(f, d, h);
+	rc = ds < 0 ? -1 : 0;
+
+	if (rc >= 0)
+		rc = h->direct ? write_direct(ds, d)
+			       : H5Dwrite(ds, H5T_IEEE_F32LE, H5S_ALL, H5S_ALL, H5P_DEFAULT, d->v);
+	H5Dclose(ds);
+	if (!h->core)
+		H5Fclose(f);
 	*tw = now() - t0;
 	t0 = now();
-	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-	ds = H5Dopen2(f, "x", H5P_DEFAULT);
-	if (ds < 0 || H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, back) < 0)
-		return -1;
-	*stored = H5Dget_storage_size(ds);
+	if (!h->core)
+		f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	ds = rc < 0 || f < 0 ? -1 : H5Dopen2(f, "x", H5P_DEFAULT);
+	if (ds < 0 || (h->direct ? read_direct(ds, d, back)
+				 : H5Dread(ds, H5T_IEEE_F32LE, H5S_ALL, H5S_ALL, H5P_DEFAULT, back)) < 0)
+		rc = -1;
+	*stored = ds < 0 ? 0 : H5Dget_storage_size(ds);
 	H5Dclose(ds);
 	H5Fclose(f);
 	*tr = now() - t0;
-	if (memcmp(back, d->v, d->n * 4))
-		return -1;
-	free(back);
-	return 0;
+	if (rc >= 0 && memcmp(back, d->v, d->n * 4))
+		rc = -1;
+	return rc;
 }
 
 static int load(const char *path, struct data *d)
@@ -171,17 +279,59 @@ static int load(const char *path, struct data *d)
 }
 
 #define REPS_MAX 31
+#define NPASS 7
+
+static const struct how passes[NPASS] = {
+	{ 1, 0, 0 }, { 1, 1, 0 }, { 1, 1, 1 }, { 1, 0, 1 }, { 0, 0, 0 }, { 0, 1, 0 }, { 2, 0, 0 },
+};
+static const char *const pass_name[NPASS] = {
+	"HDF5 C API, filter 400, sec2 (file)",
+	"HDF5 C API, filter 400, core (memory)",
+	"H5Dwrite_chunk/H5Dread_chunk + filter function, core",
+	"H5Dwrite_chunk/H5Dread_chunk + filter function, sec2",
+	"HDF5 C API, no filter, sec2 (file)",
+	"HDF5 C API, no filter, core (memory)",
+	"HDF5 C API, gzip 6 + shuffle, sec2",
+};
+
+static void report(const struct data *d, int reps, int npass, double t[2 + NPASS][2][REPS_MAX],
+		   const hsize_t *stored)
+{
+	double m[2 + NPASS][2];
+
+	for (int i = 0; i < 2 + npass; i++)
+		for (int k = 0; k < 2; k++)
+			m[i][k] = (double)d->n * 4 / median(t[i][k], reps) / 1e6;
+	printf("%zu bytes of f32 in 1 MiB chunks, huffexp, ratio %.3f (gzip 6 + shuffle %.3f), "
+	       "%d runs, medians, MB/s\n", d->n * 4, (double)d->n * 4 / (double)stored[0],
+	       npass == NPASS ? (double)d->n * 4 / (double)stored[6] : 0.0, reps);
+	printf("| path | write | read | write cost over codec | read cost over codec |\n");
+	printf("| --- | ---: | ---: | ---: | ---: |\n");
+	printf("| codec alone (in memory) | %.0f | %.0f | | |\n", m[0][0], m[0][1]);
+	for (int i = 1; i < 2 + npass; i++) {
+		const int nocodec = i >= 2 + 4;
+
+		printf("| %s | %.0f | %.0f |", i == 1 ? "filter function (in memory)"
+			: pass_name[i - 2], m[i][0], m[i][1]);
+		if (nocodec)
+			printf(" | |\n");
+		else
+			printf(" %+.0f %% | %+.0f %% |\n", 100 * (m[0][0] / m[i][0] - 1),
+			       100 * (m[0][1] / m[i][1] - 1));
+	}
+}
 
 int main(int argc, char **argv)
 {
 	struct data d = { 0 };
 	const int reps = argc > 3 ? (int)strtol(argv[3], NULL, 10) : 5;
-	double t[10][REPS_MAX], m[10];
-	hsize_t stored = 0, plain = 0, gz = 0;
-	unsigned char *scratch, *out;
+	const int npass = argc > 4 && strcmp(argv[4], "--no-gzip") == 0 ? NPASS - 1 : NPASS;
+	static double t[2 + NPASS][2][REPS_MAX];
+	hsize_t stored[NPASS] = { 0 };
+	unsigned char *scratch, *out, *back;
 
 	if (argc < 3 || reps < 1 || reps > REPS_MAX || load(argv[1], &d) < 0) {
-		fprintf(stderr, "usage: h5filter-bench FILE.f32 WORK.h5 [REPEAT]\n");
+		fprintf(stderr, "usage: h5filter-bench FILE.f32 WORK.h5 [REPEAT [--no-gzip]]\n");
 		return 2;
 	}
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -189,33 +339,28 @@ int main(int argc, char **argv)
 		return 1;
 	scratch = malloc(2 * (size_t)CHUNK_VALUES * 4 + (1u << 20));
 	out = malloc((size_t)CHUNK_VALUES * 4);
+	back = malloc(d.n * 4);
+	if (!scratch || !out || !back)
+		return 1;
 	for (int r = 0; r < reps; r++) {
 		double tm[4];
 
 		if (memory_pass(&d, scratch, out, tm) < 0)
 			return 1;
 		for (int i = 0; i < 4; i++)
-			t[i][r] = tm[i];
-		if (hdf5_pass(&d, argv[2], 1, &t[4][r], &t[5][r], &stored) < 0 ||
-		    hdf5_pass(&d, argv[2], 0, &t[6][r], &t[7][r], &plain) < 0 ||
-		    hdf5_pass(&d, argv[2], 2, &t[8][r], &t[9][r], &gz) < 0) {
-			fprintf(stderr, "h5filter-bench: HDF5 write or read failed\n");
-			return 1;
-		}
+			t[i / 2][i % 2][r] = tm[i];
+		for (int i = 0; i < npass; i++)
+			if (hdf5_pass(&d, argv[2], &passes[i], back, &t[2 + i][0][r],
+				      &t[2 + i][1][r], &stored[i]) < 0) {
+				fprintf(stderr, "h5filter-bench: HDF5 write or read failed (%s)\n",
+					pass_name[i]);
+				return 1;
+			}
 	}
-	for (int i = 0; i < 10; i++)
-		m[i] = (double)d.n * 4 / median(t[i], reps) / 1e6;
-	printf("%zu bytes of f32 in 1 MiB chunks, huffexp, ratio %.3f, %d runs, medians, MB/s\n",
-	       d.n * 4, (double)d.n * 4 / (double)stored, reps);
-	printf("| path | write | read | write cost over codec | read cost over codec |\n");
-	printf("| --- | ---: | ---: | ---: | ---: |\n");
-	printf("| codec alone (in memory) | %.0f | %.0f | | |\n", m[0], m[1]);
-	printf("| filter function (in memory) | %.0f | %.0f | %+.0f %% | %+.0f %% |\n", m[2], m[3],
-	       100 * (m[0] / m[2] - 1), 100 * (m[1] / m[3] - 1));
-	printf("| HDF5 C API, filter 400 | %.0f | %.0f | %+.0f %% | %+.0f %% |\n", m[4], m[5],
-	       100 * (m[0] / m[4] - 1), 100 * (m[1] / m[5] - 1));
-	printf("| HDF5 C API, no filter | %.0f | %.0f | | |\n", m[6], m[7]);
-	printf("| HDF5 C API, gzip 6 + shuffle (ratio %.3f) | %.0f | %.0f | | |\n",
-	       (double)d.n * 4 / (double)gz, m[8], m[9]);
+	report(&d, reps, npass, t, stored);
+	free(scratch);
+	free(out);
+	free(back);
+	free(d.v);
 	return 0;
 }

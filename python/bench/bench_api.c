@@ -1,5 +1,6 @@
 /* bench_api.c - libgtool's own speed through its public API, the baseline of
- * python/bench/bench.py: gtool_compress and gtool_decompress of a raw f32 file */
+ * python/bench/bench.py: gtool_compress and gtool_decompress of a raw f32 file
+ * into reused buffers, and their _alloc forms that return fresh memory */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,46 +36,56 @@ static void *slurp(const char *path, size_t *len_ret)
 	return p;
 }
 
-/* One compress and decompress into buffers the caller keeps (warm), or into
- * buffers malloc'd for the call (fresh: their pages are touched the first
- * time, as a one-shot caller's are); seconds of each into t[0], t[1]. */
+/* One compress and decompress into buffers the caller keeps (reuse), or
+ * with gtool_compress_alloc / gtool_decompress_alloc (alloc: fresh memory
+ * for each result, freed after, as a one-shot caller gets it); seconds of
+ * each into t[0], t[1]. */
 static int once(const char *spec, const void *src, size_t len, void *dst, void *back,
 		size_t cap, size_t *clen, double t[2])
 {
 	struct gtool_errbuf err;
 	const uint64_t dims[1] = { len / 4 };
-	void *d = dst ? dst : malloc(cap), *b = back ? back : malloc(len);
+	void *d = dst, *b = back;
 	size_t dlen = 0;
 	double t0 = now();
-	int rc = -1;
+	int rc = dst ? gtool_compress(spec, GTOOL_F32, dims, 1, src, len, NULL, d, cap, clen, &err)
+		     : gtool_compress_alloc(spec, GTOOL_F32, dims, 1, src, len, NULL, &d, clen,
+					    &err);
 
-	if (!d || !b)
-		goto out;
-	if (gtool_compress(spec, GTOOL_F32, dims, 1, src, len, NULL, d, cap, clen, &err) < 0) {
-		fprintf(stderr, "bench_api: %s\n", err.msg);
-		goto out;
-	}
+	if (rc < 0)
+		return fprintf(stderr, "bench_api: %s\n", err.msg), -1;
 	t[0] = now() - t0;
 	t0 = now();
-	if (gtool_decompress(d, *clen, b, len, &dlen, NULL, &err) < 0) {
-		fprintf(stderr, "bench_api: %s\n", err.msg);
-		goto out;
-	}
+	rc = back ? gtool_decompress(d, *clen, b, len, &dlen, NULL, &err)
+		  : gtool_decompress_alloc(d, *clen, &b, &dlen, NULL, &err);
 	t[1] = now() - t0;
-	rc = 0;
-out:
+	if (rc < 0)
+		fprintf(stderr, "bench_api: %s\n", err.msg);
+	if (rc >= 0 && !back && memcmp(b, src, len) != 0 && strncmp(spec, "huffexp", 7) == 0)
+		rc = -1, fprintf(stderr, "bench_api: round trip differs\n");
 	if (d != dst)
-		free(d);
+		gtool_free(d);
 	if (b != back)
-		free(b);
-	return rc;
+		gtool_free(b);
+	return rc < 0 ? -1 : 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	const double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+#define REPS_MAX 101
+
 /* bench_api FILE.f32 CODEC REPS: prints "bytes compress_s decompress_s
- * fresh_compress_s fresh_decompress_s", the best of REPS runs each */
+ * alloc_compress_s alloc_decompress_s", the median of REPS runs each, the
+ * two ways taking turns */
 int main(int argc, char **argv)
 {
-	double best[4] = { 1e30, 1e30, 1e30, 1e30 }, t[2];
+	static double t[4][REPS_MAX];
+	double ti[2];
 	size_t len = 0, clen = 0, cap;
 	void *src, *dst, *back;
 	int reps;
@@ -83,8 +94,8 @@ int main(int argc, char **argv)
 		return fprintf(stderr, "usage: bench_api FILE.f32 CODEC REPS\n"), 2;
 	src = slurp(argv[1], &len);
 	reps = (int)strtol(argv[3], NULL, 10);
-	if (!src || len % 4 || reps < 1)
-		return fprintf(stderr, "bench_api: cannot read %s\n", argv[1]), 1;
+	if (!src || len % 4 || reps < 1 || reps > REPS_MAX)
+		return fprintf(stderr, "bench_api: cannot read %s or bad REPS\n", argv[1]), 1;
 	cap = gtool_compress_bound(GTOOL_F32, len / 4);
 	dst = malloc(cap);
 	back = malloc(len);
@@ -95,15 +106,20 @@ int main(int argc, char **argv)
 	for (int i = 0; i < reps; i++) {
 		for (int fresh = 0; fresh < 2; fresh++) {
 			if (once(argv[2], src, len, fresh ? NULL : dst, fresh ? NULL : back, cap,
-				 &clen, t) < 0)
+				 &clen, ti) < 0)
 				return 1;
-			for (int k = 0; k < 2; k++)
-				best[2 * fresh + k] = t[k] < best[2 * fresh + k] ? t[k] : best[2 * fresh + k];
+			t[2 * fresh][i] = ti[0];
+			t[2 * fresh + 1][i] = ti[1];
 		}
 	}
 	if (memcmp(src, back, len) != 0 && strncmp(argv[2], "huffexp", 7) == 0)
 		return fprintf(stderr, "bench_api: round trip differs\n"), 1;
-	printf("%zu %.9f %.9f %.9f %.9f\n", clen, best[0], best[1], best[2], best[3]);
+	printf("%zu", clen);
+	for (int k = 0; k < 4; k++) {
+		qsort(t[k], (size_t)reps, sizeof(double), cmp_double);
+		printf(" %.9f", t[k][reps / 2]);
+	}
+	printf("\n");
 	free(src);
 	free(dst);
 	free(back);

@@ -76,6 +76,10 @@ def compress(x, codec="huffexp", dtype=None, optimizer=None, param=None, state=N
 
 
 def _blob(blob):
+    """(object to keep alive, address, length) of a blob; bytes (what
+    compress() returns) is passed as it is, without a NumPy view."""
+    if type(blob) is bytes:
+        return blob, blob, len(blob)
     b = np.frombuffer(blob, dtype=np.uint8)
     return b, b.ctypes.data, b.nbytes
 

@@ -185,6 +185,46 @@ try:
 except (AttributeError, OSError):
     _bytes_new = None
 
+# A large result is asked to be backed by transparent huge pages, as NumPy
+# does for its own arrays of 4 MiB and more (numpy's _set_madvise_hugepage
+# switches both): its first touch then faults once per 2 MiB instead of
+# once per 4 KiB page.
+HUGE_MIN = 1 << 22
+MADV_HUGEPAGE = 14
+_PAGE = 4096
+try:
+    import sys as _sys
+    if not _sys.platform.startswith("linux"):
+        raise OSError("no madvise")
+    import mmap as _mmap
+    _PAGE = _mmap.PAGESIZE
+    _madvise = ctypes.CDLL(None).madvise
+    _madvise.restype = ctypes.c_int
+    _madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+except (AttributeError, OSError):
+    _madvise = None
+
+
+def _huge_wanted():
+    if _madvise is None:
+        return False
+    try:
+        import numpy.core.multiarray as ma
+        return bool(ma._get_madvise_hugepage())
+    except (ImportError, AttributeError):
+        return True
+
+
+def advise_huge(addr, n):
+    """madvise(MADV_HUGEPAGE) on the whole pages inside [addr, addr + n)
+    when n >= HUGE_MIN; True when it was asked.  Advice only: a kernel
+    without transparent huge pages, or one that refuses, changes nothing."""
+    if n < HUGE_MIN or not _huge_wanted():
+        return False
+    start = (addr + _PAGE - 1) & ~(_PAGE - 1)
+    end = (addr + n) & ~(_PAGE - 1)
+    return end > start and _madvise(start, end - start, MADV_HUGEPAGE) == 0
+
 
 def bytes_of(cap, fill):
     if cap == 0:
@@ -194,7 +234,9 @@ def bytes_of(cap, fill):
         n = fill(ctypes.addressof((ctypes.c_char * cap).from_buffer(buf)), cap)
         return bytes(memoryview(buf)[:n])
     cell = ctypes.py_object(_bytes_new(None, cap))  # the only reference: resizable
-    n = fill(_bytes_ptr(cell.value), cap)
+    addr = _bytes_ptr(cell.value)
+    advise_huge(addr, cap)
+    n = fill(addr, cap)
     if n != cap:
         _bytes_resize(ctypes.byref(cell), n)
     return cell.value

@@ -162,3 +162,47 @@ def test_compress_returns_bytes_either_way(monkeypatch):
     b = gtool.compress(x, codec="zstd")
     assert type(b) is bytes and a == b
     assert gtool.decompress(b).tobytes() == x.tobytes()
+
+
+def test_decompress_takes_any_buffer():
+    """bytes goes to the library as it is, other buffers through a NumPy
+    view: the same values either way, and a damaged copy is refused."""
+    x = grad_like(70001)
+    blob = gtool.compress(x, codec="huffexp")
+    for b in (blob, bytearray(blob), memoryview(blob), np.frombuffer(blob, np.uint8)):
+        assert gtool.decompress(b).tobytes() == x.tobytes()
+    bad = bytearray(blob)
+    bad[len(bad) // 2] ^= 0x40
+    with pytest.raises(gtool.Error):
+        gtool.decompress(bytes(bad))
+
+
+def test_large_result_asks_for_huge_pages(monkeypatch):
+    """A result of 4 MiB and more is advised MADV_HUGEPAGE (whole pages
+    inside it only), smaller ones and NumPy's switch off are not; the
+    bytes are the same either way."""
+    import sys
+    from gtool import _lib
+    if _lib._madvise is None or _lib._bytes_new is None:
+        pytest.skip("no madvise or no in-place bytes here")
+    calls = []
+    real = _lib._madvise
+    monkeypatch.setattr(_lib, "_madvise",
+                        lambda a, n, adv: calls.append((a, n, adv)) or real(a, n, adv))
+    x = grad_like(1 << 21)  # 8 MiB of f32
+    a = gtool.compress(x, codec="huffexp")
+    assert len(calls) == 1
+    addr, n, adv = calls[0]
+    assert adv == 14 and addr % _lib._PAGE == 0 and n % _lib._PAGE == 0
+    cap = _lib.lib.gtool_compress_bound(_lib.F32, x.size)
+    assert cap - 2 * _lib._PAGE < n <= cap
+    gtool.compress(grad_like(1000), codec="huffexp")
+    assert len(calls) == 1
+    assert not _lib.advise_huge(addr, _lib.HUGE_MIN - 1)
+    was = np.core.multiarray._set_madvise_hugepage(False)
+    try:
+        b = gtool.compress(x, codec="huffexp")
+    finally:
+        np.core.multiarray._set_madvise_hugepage(was)
+    assert len(calls) == 1 and a == b and sys.getrefcount(b) == 2
+    assert gtool.decompress(a).tobytes() == x.tobytes()

@@ -38,7 +38,7 @@ void gt_progress_init(struct gt_progress *p, const char *what, uint64_t total)
 	p->on = !gt_msg_quiet() && isatty(STDERR_FILENO);
 	p->what = what;
 	p->total = total;
-	p->last = gt_now();
+	p->last = 0; /* the first update shows at once, later ones 5 times a second */
 }
 
 void gt_progress_add(struct gt_progress *p, uint64_t n)
@@ -145,4 +145,24 @@ enum gt_fmt gt_argp_fmt(struct argp_state *state, const char *arg, int markdown)
 		argp_error(state, "invalid format '%s': expected table, csv, tsv%s or json",
 			   arg, markdown ? ", markdown" : "");
 	return fmt;
+}
+
+enum gt_kind gt_argp_kind(struct argp_state *state, const char *arg, const char *what)
+{
+	const enum gt_kind k = gt_kind_parse(arg);
+
+	if (k == GT_KIND_AUTO || k == GT_KIND_GTZ)
+		argp_error(state, "unknown %s format '%s': expected hdf5, npy or raw", what, arg);
+	return k;
+}
+
+void gt_argp_fmt_or_kind(struct argp_state *state, const char *arg, const char *what,
+			 enum gt_fmt *fmt, enum gt_kind *kind)
+{
+	const enum gt_kind k = gt_kind_parse(arg);
+
+	if (k != GT_KIND_AUTO)
+		*kind = gt_argp_kind(state, arg, what);
+	else
+		*fmt = gt_argp_fmt(state, arg, 1);
 }

@@ -74,5 +74,17 @@ void gt_argp_input(struct argp_state *state, const char **input, const char *arg
 uint64_t gt_argp_block_size(struct argp_state *state, const char *arg);
 uint64_t gt_argp_chunk_size(struct argp_state *state, const char *arg);
 enum gt_fmt gt_argp_fmt(struct argp_state *state, const char *arg, int markdown);
+/* --in-format/--out-format=KIND: hdf5 (h5), npy or raw; @what names the
+ * side in the message ("input", "output"). */
+enum gt_kind gt_argp_kind(struct argp_state *state, const char *arg, const char *what);
+/*
+ * --format where a command also reads or writes files (compress,
+ * decompress): table, csv, tsv, json or markdown set *@fmt, the printed
+ * output's format, as everywhere; the file kinds hdf5, h5, npy and raw,
+ * which --format meant there before, still set *@kind (the values do not
+ * overlap).
+ */
+void gt_argp_fmt_or_kind(struct argp_state *state, const char *arg, const char *what,
+			 enum gt_fmt *fmt, enum gt_kind *kind);
 
 #endif

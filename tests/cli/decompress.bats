@@ -248,8 +248,8 @@ print(len(g["step_000010"].attrs) > 0 and
 @test "decompress: usage errors exit 2" {
 	run -2 --separate-stderr gtool decompress
 	[[ ${stderr_lines[0]} == "Usage: gtool decompress "* ]]
-	run -2 --separate-stderr gtool decompress a.gtz b.gtz
-	[ "${stderr_lines[0]}" = "gtool decompress: one input file at a time" ]
+	run -2 --separate-stderr gtool decompress a.gtz b.gtz -o x
+	[ "$stderr" = "gtool decompress: x: not a folder: with several inputs, -o names a folder" ]
 	run -2 --separate-stderr gtool decompress --format gtz a.gtz -o x
 	[ "${stderr_lines[0]}" = "gtool decompress: unknown output format 'gtz': expected hdf5, npy or raw" ]
 	run -2 --separate-stderr gtool decompress -T x a.gtz -o x

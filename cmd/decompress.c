@@ -512,8 +512,12 @@ static int run_test(const struct decompress_opts *o, struct gt_filesum *sum)
 	s.o = o;
 	if (strcmp(o->input, "-") && !(f = fopen(o->input, "rb")))
 		return gt_error_errno("%s", o->input);
-	if (seekable(o, f) && progress_wanted())
-		(void)precheck(o, &total);
+	if (seekable(o, f) && progress_wanted()) {
+		struct decompress_opts any = *o;
+
+		any.kind = GT_KIND_AUTO; /* no output: nothing to refuse */
+		(void)precheck(&any, &total);
+	}
 	rc = gt_gtz_reader_open(f, o->threads, &s.r, &d);
 	if (rc >= 0) {
 		gt_progress_init(&s.progress, "testing", total);

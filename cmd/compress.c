@@ -260,16 +260,14 @@ static int compress_one(struct compress_opts *o, const struct gt_spec *spec,
 		return 0;
 	}
 	out = output_of(o, o->c.input);
-	if (strcmp(out, "-") && gt_filelist_claim(l, out)) {
-		gt_error("%s: %s is written from another input of this run", o->c.input, out);
-		free(out);
-		return 1;
-	}
 	s.input = o->c.input;
 	fill_pack_opts(o, spec, &progress, &po);
 	po.output = out;
 	t0 = gt_now();
-	rc = pack_one(&po, &r);
+	if (strcmp(out, "-") && gt_filelist_claim(l, out))
+		rc = gt_error("%s: %s is written from another input of this run", o->c.input, out) < 0;
+	else
+		rc = pack_one(&po, &r);
 	gt_progress_end(&progress);
 	s.seconds = gt_now() - t0;
 	s.ok = !rc;

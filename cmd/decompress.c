@@ -579,13 +579,10 @@ static int decompress_one(const struct decompress_opts *opts, const char *input,
 	}
 	if (!o.test && !(rc = pick_output(&o, &out)) && strcmp(out, "-") && gt_filelist_claim(l, out))
 		rc = gt_error("%s: %s is written from another input of this run", input, out) < 0;
-	if (rc) {
-		free(out);
-		return rc;
-	}
 	o.output = out;
 	t0 = gt_now();
-	rc = (o.test ? run_test(&o, &s) : run_decompress(&o, &s)) < 0;
+	if (!rc)
+		rc = (o.test ? run_test(&o, &s) : run_decompress(&o, &s)) < 0;
 	s.input = input;
 	s.output = rc ? NULL : out;
 	s.ok = !rc;

@@ -45,8 +45,8 @@ static const struct argp_option options[] = {
 	{ "recursive", 'r', NULL, 0, "compress the files in each FOLDER and the folders below it "
 	  "(files already ending in .gtz are skipped)", 0 },
 	{ "threads", 'T', "N", 0, "worker threads (default: all cores); the output does not depend on it", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "json: a report per file on standard output (table: the "
-	  "summary line only); hdf5, npy, raw: the input format (default: from the file)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "a report per file on standard output: json, csv, tsv "
+	  "or markdown (table: the summary lines only); hdf5, npy, raw: the input format", 0 },
 	{ "grads-only", OPT_GRADS_ONLY, NULL, 0, "on a trace, compress the gradients and leave the rest out", 0 },
 	{ "lossy-metadata", OPT_LOSSY_META, NULL, 0, "go on, with a warning, when an attribute, "
 	  "dataset or link of the input cannot be kept exactly (else that is an error)", 0 },
@@ -245,7 +245,7 @@ static int pack_one(const struct gt_pack_opts *po, struct gt_pack_result *r)
 
 /* Compress o->c.input; its report goes to stderr and into @j. */
 static int compress_one(struct compress_opts *o, const struct gt_spec *spec,
-			struct gt_filelist *l, struct gt_filesum_json *j)
+			struct gt_filelist *l, struct gt_filesum_report *j)
 {
 	struct gt_progress progress = { 0 };
 	struct gt_pack_result r = { 0 };
@@ -279,7 +279,7 @@ static int compress_one(struct compress_opts *o, const struct gt_spec *spec,
 	if (!rc && !gt_msg_quiet() && (o->c.verbose || isatty(STDERR_FILENO)))
 		gt_filesum_line(&s, NULL);
 	if (j)
-		gt_filesum_json_add(j, &s, o->c.verbose);
+		gt_filesum_report_add(j, &s, o->c.verbose);
 	free(out);
 	return rc;
 }
@@ -299,11 +299,9 @@ static int check_usage(const struct compress_opts *o)
 	if (o->output && gt_is_dir(o->output) && o->ninputs == 1 && !strcmp(o->inputs[0], "-"))
 		return gt_error("%s: standard input has no name to write in a folder; "
 				"use -o FILE", o->output);
-	if (o->c.fmt != GT_FMT_TABLE && o->c.fmt != GT_FMT_JSON)
-		return gt_error("--format: the summary is printed as table or json");
-	if (o->c.fmt == GT_FMT_JSON && to_stdout)
-		return gt_error("--format json prints on standard output, where the "
-				"compressed data goes; use -o FILE");
+	if (o->c.fmt != GT_FMT_TABLE && to_stdout)
+		return gt_error("--format %s prints on standard output, where the "
+				"compressed data goes; use -o FILE", gt_filesum_fmt_name(o->c.fmt));
 	return 0;
 }
 
@@ -311,7 +309,7 @@ static int run_compress(struct compress_opts *o)
 {
 	struct gt_spec spec;
 	struct gt_filelist l = { 0 };
-	struct gt_filesum_json *j = NULL;
+	struct gt_filesum_report *j = NULL;
 	struct gt_diag d = { "" };
 	int rc = check_usage(o) < 0 ? 2 : setup_spec(o, &spec);
 
@@ -324,8 +322,7 @@ static int run_compress(struct compress_opts *o)
 	for (size_t i = 0; i < o->ninputs; i++)
 		gt_filelist_add(&l, o->inputs[i], o->recursive);
 	rc = l.failed ? 1 : 0;
-	if (o->c.fmt == GT_FMT_JSON)
-		j = gt_filesum_json_new();
+	j = gt_filesum_report_new(o->c.fmt);
 	for (size_t i = 0; i < l.n; i++) {
 		int one;
 
@@ -333,7 +330,8 @@ static int run_compress(struct compress_opts *o)
 		one = compress_one(o, &spec, &l, j);
 		rc = one > rc ? one : rc;
 	}
-	gt_filesum_json_print(j);
+	if (gt_filesum_report_print(j) < 0)
+		rc = 1;
 	gt_filelist_release(&l);
 	gt_spec_release(&spec);
 	return rc;

@@ -35,8 +35,8 @@ static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "output file: .h5, .npy or raw by its extension "
 	  "(default: INPUT without .gtz; stdout for '-'), or a folder to write each "
 	  "output in (several inputs need one)", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "json: a report per file on standard output (table: "
-	  "the summary line only); hdf5, npy, raw: the output format", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "a report per file on standard output: json, csv, tsv "
+	  "or markdown (table: the summary lines only); hdf5, npy, raw: the output format", 0 },
 	{ "force", 'f', NULL, 0, "overwrite an existing output file", 0 },
 	{ "test", 't', NULL, 0, "decode every block and check its CRC, writing nothing; "
 	  "say OK or the first error of each file", 0 },
@@ -564,7 +564,7 @@ static int pick_output(const struct decompress_opts *o, char **out_ret)
 
 /* Decompress or test one input; its report goes to stderr and into @j. */
 static int decompress_one(const struct decompress_opts *opts, const char *input,
-			  struct gt_filelist *l, struct gt_filesum_json *j)
+			  struct gt_filelist *l, struct gt_filesum_report *j)
 {
 	struct decompress_opts o = *opts;
 	struct gt_filesum s = { 0 };
@@ -594,7 +594,7 @@ static int decompress_one(const struct decompress_opts *opts, const char *input,
 	if (!rc && !gt_msg_quiet() && (o.test || o.verbose || isatty(STDERR_FILENO)))
 		gt_filesum_line(&s, o.test ? "OK" : NULL);
 	if (j)
-		gt_filesum_json_add(j, &s, o.verbose);
+		gt_filesum_report_add(j, &s, o.verbose);
 	free(out);
 	return rc;
 }
@@ -615,11 +615,9 @@ static int check_usage(const struct decompress_opts *o)
 	if (o->out_opt && gt_is_dir(o->out_opt) && o->ninputs == 1 && !strcmp(o->inputs[0], "-"))
 		return gt_error("%s: standard input has no name to write in a folder; "
 				"use -o FILE", o->out_opt);
-	if (o->c.fmt != GT_FMT_TABLE && o->c.fmt != GT_FMT_JSON)
-		return gt_error("--format: the summary is printed as table or json");
-	if (o->c.fmt == GT_FMT_JSON && !o->test && !strcmp(to, "-"))
-		return gt_error("--format json prints on standard output, where the "
-				"decompressed data goes; use -o FILE");
+	if (o->c.fmt != GT_FMT_TABLE && !o->test && !strcmp(to, "-"))
+		return gt_error("--format %s prints on standard output, where the "
+				"decompressed data goes; use -o FILE", gt_filesum_fmt_name(o->c.fmt));
 	return 0;
 }
 
@@ -627,7 +625,7 @@ int cmd_decompress(int argc, char **argv)
 {
 	struct decompress_opts o = { 0 };
 	struct gt_filelist l = { 0 };
-	struct gt_filesum_json *j = NULL;
+	struct gt_filesum_report *j = NULL;
 	int rc = gt_argp_parse(&decompress_argp, argc, argv, &o);
 
 	if (rc || (rc = check_usage(&o) < 0 ? 2 : 0))
@@ -637,14 +635,14 @@ int cmd_decompress(int argc, char **argv)
 	for (size_t i = 0; i < o.ninputs; i++)
 		gt_filelist_add(&l, o.inputs[i], o.recursive);
 	rc = l.failed ? 1 : 0;
-	if (o.c.fmt == GT_FMT_JSON)
-		j = gt_filesum_json_new();
+	j = gt_filesum_report_new(o.c.fmt);
 	for (size_t i = 0; i < l.n; i++) {
 		const int one = decompress_one(&o, l.paths[i], &l, j);
 
 		rc = one > rc ? one : rc;
 	}
-	gt_filesum_json_print(j);
+	if (gt_filesum_report_print(j) < 0)
+		rc = 1;
 done:
 	gt_filelist_release(&l);
 	free(o.inputs);

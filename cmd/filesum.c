@@ -12,8 +12,14 @@
 #include "../formats/gt_source.h"
 #include "../lib/banned.h"
 
-struct gt_filesum_json {
-	json_t *files;
+struct gt_filesum_report {
+	enum gt_fmt fmt;
+	json_t *files;          /* json */
+	struct gt_table *t;     /* csv, tsv, markdown */
+};
+
+static const char *const columns[] = {
+	"input", "output", "ok", "bytes_in", "bytes_out", "ratio", "seconds", "mb_per_s", "ntensors",
 };
 
 static double ratio(const struct gt_filesum *s)
@@ -33,14 +39,23 @@ void gt_filesum_line(const struct gt_filesum *s, const char *what)
 		gt_human_bytes((double)out, b, sizeof(b)), 100.0 * ratio(s));
 }
 
-struct gt_filesum_json *gt_filesum_json_new(void)
+struct gt_filesum_report *gt_filesum_report_new(enum gt_fmt fmt)
 {
-	struct gt_filesum_json *j = xcalloc(1, sizeof(*j));
+	struct gt_filesum_report *r;
 
-	j->files = json_array();
-	if (!j->files)
+	if (fmt == GT_FMT_TABLE)
+		return NULL;
+	r = xcalloc(1, sizeof(*r));
+	r->fmt = fmt;
+	if (fmt == GT_FMT_JSON)
+		r->files = json_array();
+	else
+		r->t = gt_table_new(fmt);
+	if (!r->files && !r->t)
 		gt_die("out of memory");
-	return j;
+	for (size_t k = 0; r->t && k < sizeof(columns) / sizeof(columns[0]); k++)
+		gt_table_col(r->t, columns[k]);
+	return r;
 }
 
 static void set(json_t *o, const char *key, json_t *v)
@@ -96,9 +111,35 @@ static json_t *tensors_json(const struct gt_filesum *s)
 	return a;
 }
 
-void gt_filesum_json_add(struct gt_filesum_json *j, const struct gt_filesum *s, int verbose)
+static double mb_per_s(const struct gt_filesum *s)
 {
-	json_t *o = json_object();
+	return s->seconds > 0 ? (double)s->raw_bytes / 1e6 / s->seconds : 0.0;
+}
+
+/* A row of the csv, tsv or markdown report; a failed input has no numbers. */
+static void add_row(struct gt_table *t, const struct gt_filesum *s)
+{
+	gt_table_str(t, s->input);
+	gt_table_str(t, s->output ? s->output : "");
+	gt_table_str(t, s->ok ? "yes" : "no");
+	gt_table_uint(t, s->ok ? (s->unpack ? s->gtz_bytes : s->raw_bytes) : 0);
+	gt_table_uint(t, s->ok ? (s->unpack ? s->raw_bytes : s->gtz_bytes) : 0);
+	gt_table_num(t, s->ok ? ratio(s) : 0.0, 4);
+	gt_table_num(t, s->ok ? s->seconds : 0.0, 3);
+	gt_table_num(t, s->ok ? mb_per_s(s) : 0.0, 4);
+	gt_table_uint(t, s->ok ? s->ntensors : 0);
+}
+
+void gt_filesum_report_add(struct gt_filesum_report *r, const struct gt_filesum *s,
+			   int verbose)
+{
+	json_t *o;
+
+	if (r->t) {
+		add_row(r->t, s);
+		return;
+	}
+	o = json_object();
 
 	if (!o)
 		gt_die("out of memory");
@@ -110,21 +151,41 @@ void gt_filesum_json_add(struct gt_filesum_json *j, const struct gt_filesum *s, 
 		set(o, "bytes_out", json_integer((json_int_t)(s->unpack ? s->raw_bytes : s->gtz_bytes)));
 		set(o, "ratio", json_real(ratio(s)));
 		set(o, "seconds", json_real(s->seconds));
-		set(o, "mb_per_s", json_real(s->seconds > 0 ? (double)s->raw_bytes / 1e6 / s->seconds : 0.0));
+		set(o, "mb_per_s", json_real(mb_per_s(s)));
 		set(o, "ntensors", json_integer((json_int_t)s->ntensors));
 		if (verbose && s->gtz_path)
 			set(o, "tensors", tensors_json(s));
 	}
-	if (json_array_append_new(j->files, o) < 0)
+	if (json_array_append_new(r->files, o) < 0)
 		gt_die("out of memory");
 }
 
-void gt_filesum_json_print(struct gt_filesum_json *j)
+int gt_filesum_report_print(struct gt_filesum_report *r)
 {
-	if (!j)
-		return;
-	json_dumpf(j->files, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
-	fputc('\n', stdout);
-	json_decref(j->files);
-	free(j);
+	int rc = 0;
+
+	if (!r)
+		return 0;
+	if (r->t) {
+		rc = gt_table_print(r->t, stdout);
+		gt_table_free(r->t);
+	} else {
+		json_dumpf(r->files, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+		fputc('\n', stdout);
+		json_decref(r->files);
+	}
+	free(r);
+	return rc < 0 ? gt_error("%s", gt_strerror(rc)) : 0;
+}
+
+const char *gt_filesum_fmt_name(enum gt_fmt fmt)
+{
+	switch (fmt) {
+	case GT_FMT_CSV: return "csv";
+	case GT_FMT_TSV: return "tsv";
+	case GT_FMT_JSON: return "json";
+	case GT_FMT_MARKDOWN: return "markdown";
+	case GT_FMT_TABLE: break;
+	}
+	return "table";
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../engine/gt_table.h"
+
 /* One input of a run, as compress, decompress and decompress -t end it. */
 struct gt_filesum {
 	const char *input;
@@ -29,12 +31,20 @@ struct gt_filesum {
  */
 void gt_filesum_line(const struct gt_filesum *s, const char *what);
 
-/* The JSON report of a run: an array with one object per input. */
-struct gt_filesum_json;
-struct gt_filesum_json *gt_filesum_json_new(void);
-/* Append @s; @verbose: with its tensors (listed from s->gtz_path). */
-void gt_filesum_json_add(struct gt_filesum_json *j, const struct gt_filesum *s, int verbose);
-/* Print the array on stdout and free @j (NULL: nothing). */
-void gt_filesum_json_print(struct gt_filesum_json *j);
+/*
+ * The report of a run on standard output, --format FMT: json, an array
+ * with one object per input (with -v its tensors too); csv, tsv or
+ * markdown, a row per input.  gt_filesum_report_new returns NULL for
+ * table, which is the summary lines only.
+ */
+struct gt_filesum_report;
+struct gt_filesum_report *gt_filesum_report_new(enum gt_fmt fmt);
+/* Append @s; @verbose: with its tensors (JSON: listed from s->gtz_path). */
+void gt_filesum_report_add(struct gt_filesum_report *r, const struct gt_filesum *s,
+			   int verbose);
+/* Print the report on stdout and free @r (NULL: nothing). 0, or -1 said. */
+int gt_filesum_report_print(struct gt_filesum_report *r);
+/* The name of @fmt as --format takes it: "json". */
+const char *gt_filesum_fmt_name(enum gt_fmt fmt);
 
 #endif

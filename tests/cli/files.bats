@@ -243,8 +243,13 @@ flip() {
 	echo "$output" | jq -e '.[0].ntensors == 6 and (.[0].tensors | length) == 6'
 	run -2 --separate-stderr gtool decompress --format json in/a.npy.gtz -o -
 	[ "$stderr" = "gtool decompress: --format json prints on standard output, where the decompressed data goes; use -o FILE" ]
-	run -2 --separate-stderr gtool decompress --format csv in/a.npy.gtz -o x.npy
-	[ "$stderr" = "gtool decompress: --format: the summary is printed as table or json" ]
+	# csv: a row per input, the same numbers
+	run -1 --separate-stderr gtool decompress -f --format csv in/a.npy.gtz nope.gtz
+	[ "${lines[0]}" = "input,output,ok,bytes_in,bytes_out,ratio,seconds,mb_per_s,ntensors" ]
+	[[ ${lines[1]} == "in/a.npy.gtz,in/a.npy,yes,$(stat -c %s in/a.npy.gtz),32768,0.6"*",1" ]]
+	[ "${lines[2]}" = "nope.gtz,,no,0,0,0,0,0,0" ]
+	run -2 --separate-stderr gtool decompress --format csv in/a.npy.gtz -o -
+	[ "$stderr" = "gtool decompress: --format csv prints on standard output, where the decompressed data goes; use -o FILE" ]
 }
 
 @test "files: on a terminal, decompress shows a percentage and a summary line; -q neither" {

@@ -11,13 +11,18 @@
 #include "optflags.h"
 #include "sigclean.h"
 #include "util.h"
+#include "filelist.h"
+#include "filesum.h"
 #include "../engine/gt_pack.h"
 #include "../engine/gt_spec.h"
 #include "../lib/banned.h"
 
 /* The options of `gtool compress`, as its parser fills them. */
 struct compress_opts {
-	struct gt_common c;              /* input, -d, --dtype, sizes, -q, -v */
+	struct gt_common c;              /* the input at work, -d, --dtype, sizes, -q, -v */
+	char **inputs;                   /* FILE... as given */
+	size_t ninputs;
+	int recursive, several;          /* -r; several outputs (-r or FILE...) */
 	const char *output, *codec, *table_path;
 	int list_codecs;
 	long level, table_refresh;
@@ -34,12 +39,15 @@ static const struct argp_option options[] = {
 	{ "level", 'l', "N", 0, "level for zstd (1-22) and zlib (1-9), as codec option level=N", 0 },
 	{ "table", OPT_TABLE, "FILE", 0, "static Huffman table from 'gtool huffman build' (huffexp)", 0 },
 	{ "table-refresh", OPT_REFRESH, "N", 0, "on a trace: rebuild the table every N steps from the steps before", 0 },
-	{ "output", 'o', "FILE", 0, "output file (default: INPUT.gtz; stdout for '-'); .h5/.hdf5: HDF5 with gtool's filter", 0 },
+	{ "output", 'o', "FILE", 0, "output file (default: INPUT.gtz; stdout for '-'), or a folder "
+	  "to write each INPUT.gtz in (several inputs need one); .h5/.hdf5: HDF5 with gtool's filter", 0 },
 	{ "force", 'f', NULL, 0, "overwrite an existing output file", 0 },
+	{ "recursive", 'r', NULL, 0, "compress the files in each FOLDER and the folders below it "
+	  "(files already ending in .gtz are skipped)", 0 },
 	{ "threads", 'T', "N", 0, "worker threads (default and 0: all cores); the output does not depend on it", 0 },
 	{ "in-format", OPT_IN_FORMAT, "KIND", 0, "input file format: hdf5, npy, raw (default: from the file)", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "format of what is printed: table, csv, tsv, json or markdown "
-	  "(hdf5, npy, raw: as --in-format)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "a report per file on standard output: json, csv, tsv "
+	  "or markdown (table: the summary lines only); hdf5, npy, raw: as --in-format", 0 },
 	{ "grads-only", OPT_GRADS_ONLY, NULL, 0, "on a trace, compress the gradients and leave the rest out", 0 },
 	{ "lossy-metadata", OPT_LOSSY_META, NULL, 0, "go on, with a warning, when an attribute, "
 	  "dataset or link of the input cannot be kept exactly (else that is an error)", 0 },
@@ -70,6 +78,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_IN_FORMAT: o->c.src.kind = gt_argp_kind(state, arg, "input"); break;
 	case OPT_FORMAT: gt_argp_fmt_or_kind(state, arg, "input", &o->c.fmt, &o->c.src.kind); break;
+	case 'r': o->recursive = 1; break;
+	case ARGP_KEY_ARG: gt_argp_dataset(&o->inputs, &o->ninputs, arg); break;
 	case 'L': o->list_codecs = 1; break;
 	case OPT_GRADS_ONLY: o->grads_only = 1; break;
 	case OPT_LOSSY_META: o->lossy_metadata = 1; break;
@@ -78,8 +88,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		state->child_inputs[0] = &o->of;
 		break;
 	case ARGP_KEY_END:
-		if (!o->c.input && !o->list_codecs)
+		if (!o->ninputs && !o->list_codecs)
 			argp_usage(state);
+		o->several = o->ninputs > 1 || o->recursive;
 		break;
 	default: return ARGP_ERR_UNKNOWN;
 	}
@@ -88,7 +99,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 static const struct argp_child children[] = {
 	{ &gt_optflags_argp, 0, "Optimizer context, for -c gcomp (a trace carries its own):", 0 },
-	{ &gt_common_input_argp, 0, NULL, 0 },
 	{ &gt_common_dataset_argp, 0, NULL, 0 },
 	{ &gt_common_dtype_argp, 0, NULL, 0 },
 	{ &gt_common_blocks_argp, 0, NULL, 0 },
@@ -98,9 +108,12 @@ static const struct argp_child children[] = {
 };
 
 const struct argp compress_argp = {
-	options, parse_opt, "FILE",
-	"Compress the floating-point tensors of FILE (HDF5, .npy, raw, or '-' for "
-	"stdin) into a .gtz container. On an HDF5 file, every float dataset is "
+	options, parse_opt, "FILE...",
+	"Compress the floating-point tensors of each FILE (HDF5, .npy, raw, or '-' for "
+	"stdin) into a .gtz container, FILE.gtz beside it unless -o says; the "
+	"inputs are kept and no file is overwritten without -f.  With several "
+	"inputs (or -r), a failure on one is reported and the others go on; "
+	"the exit status is then 1. On an HDF5 file, every float dataset is "
 	"compressed and the rest is kept: groups, hard, soft and external links, "
 	"every attribute with its HDF5 type and bytes, and datasets of other "
 	"types (integers, booleans, strings, compounds) whole, so 'gtool "
@@ -196,19 +209,6 @@ static void on_tensor(void *arg, const char *name, uint64_t values, const char *
 		(unsigned long long)values, codec);
 }
 
-static void summary(const struct compress_opts *o, const struct gt_pack_result *r)
-{
-	char a[32], b[32];
-
-	if (gt_msg_quiet() || (!o->c.verbose && !isatty(STDERR_FILENO)))
-		return;
-	fprintf(stderr, "%s: %s: %zu tensor%s, %s -> %s (%.2f%%)\n", gt_msg_prefix(), o->c.input,
-		r->ntensors, r->ntensors == 1 ? "" : "s",
-		gt_human_bytes((double)r->in_bytes, a, sizeof(a)),
-		gt_human_bytes((double)r->out_bytes, b, sizeof(b)),
-		r->in_bytes ? 100.0 * (double)r->out_bytes / (double)r->in_bytes : 0.0);
-}
-
 /* The codec spec and its table; a bad spec is a usage error (2). */
 static int setup_spec(const struct compress_opts *o, struct gt_spec *spec)
 {
@@ -224,57 +224,154 @@ static int setup_spec(const struct compress_opts *o, struct gt_spec *spec)
 	return 0;
 }
 
-static int run_compress(struct compress_opts *o)
+/* The output of @input: -o FILE, INPUT.gtz beside it or in the -o folder;
+ * malloc'd. */
+static char *output_of(const struct compress_opts *o, const char *input)
 {
-	struct gt_spec spec;
-	struct gt_progress progress = { 0 };
-	struct gt_pack_result r = { 0 };
-	struct gt_pack_opts po = { 0 };
-	struct gt_diag d = { "" };
-	char *out = NULL;
-	int rc = setup_spec(o, &spec);
+	char *base, *out;
 
-	if (rc)
-		return rc;
-	po.input = o->c.input;
-	po.output = o->output;
-	if (!po.output) {
-		if (asprintf(&out, "%s.gtz", o->c.input) < 0)
-			gt_die("out of memory");
-		po.output = strcmp(o->c.input, "-") ? out : "-";
-	}
-	po.spec = &spec;
-	po.datasets = o->c.datasets;
-	po.ndatasets = o->c.ndatasets;
-	po.table_refresh = o->table_refresh;
-	po.threads = o->threads ? o->threads : (unsigned)gt_ncores();
-	po.block_values = o->c.block_values;
-	po.chunk_values = o->c.chunk_values;
-	po.src = o->c.src;
-	po.of = o->of;
-	po.force = o->force;
-	po.grads_only = o->grads_only;
-	po.lossy_metadata = o->lossy_metadata;
-	po.nt = &gt_msg_notify;
-	po.ev = (struct gt_pack_events){ on_start, on_bytes, o->c.verbose ? on_tensor : NULL,
-					 &progress, on_tmpfile };
-	if (!strcmp(po.output, "-") && isatty(STDOUT_FILENO))
+	if (o->output && !gt_is_dir(o->output))
+		return xstrdup(o->output);
+	if (!strcmp(input, "-") && !o->output)
+		return xstrdup("-");
+	base = gt_path_in_dir(o->output, input);
+	if (asprintf(&out, "%s.gtz", base) < 0)
+		gt_die("out of memory");
+	free(base);
+	return out;
+}
+
+static void fill_pack_opts(const struct compress_opts *o, const struct gt_spec *spec,
+			   struct gt_progress *progress, struct gt_pack_opts *po)
+{
+	po->input = o->c.input;
+	po->spec = spec;
+	po->datasets = o->c.datasets;
+	po->ndatasets = o->c.ndatasets;
+	po->table_refresh = o->table_refresh;
+	po->threads = o->threads ? o->threads : (unsigned)gt_ncores();
+	po->block_values = o->c.block_values;
+	po->chunk_values = o->c.chunk_values;
+	po->src = o->c.src;
+	po->of = o->of;
+	po->force = o->force;
+	po->grads_only = o->grads_only;
+	po->lossy_metadata = o->lossy_metadata;
+	po->nt = &gt_msg_notify;
+	po->ev = (struct gt_pack_events){ on_start, on_bytes, o->c.verbose ? on_tensor : NULL,
+					  progress, on_tmpfile };
+}
+
+/* One input into po->output: 0, or the exit status of its failure. */
+static int pack_one(const struct gt_pack_opts *po, struct gt_pack_result *r)
+{
+	struct gt_diag d = { "" };
+	int rc = 0;
+
+	if (!strcmp(po->output, "-") && isatty(STDOUT_FILENO))
 		rc = gt_error("refusing to write compressed data to a terminal; use -o FILE or a pipe");
-	else if (o->table_path && gt_spec_load_table(&spec, o->table_path, &d) < 0)
-		rc = gt_error("%s", d.msg);
-	else if (gt_pack_output_is_h5(po.output) && gt_pack_h5_check(&po, &d) < 0) {
-		gt_error("%s: %s", po.output, d.msg);
+	else if (gt_pack_output_is_h5(po->output) && gt_pack_h5_check(po, &d) < 0) {
+		gt_error("%s: %s", po->output, d.msg);
 		rc = -2; /* a usage error, said before any output exists */
-	} else if (gt_pack_file(&po, &r, &d) < 0)
+	} else if (gt_pack_file(po, r, &d) < 0)
 		rc = gt_error("%s", d.msg);
 	gt_sigclean_remove(tmp_slot);
 	tmp_slot = -1;
-	gt_progress_end(&progress);
-	if (rc >= 0)
-		summary(o, &r);
-	gt_spec_release(&spec);
-	free(out);
 	return rc < 0 ? -rc : 0;
+}
+
+/* Compress o->c.input; its report goes to stderr and into @j. */
+static int compress_one(struct compress_opts *o, const struct gt_spec *spec,
+			struct gt_filelist *l, struct gt_filesum_report *j)
+{
+	struct gt_progress progress = { 0 };
+	struct gt_pack_result r = { 0 };
+	struct gt_pack_opts po = { 0 };
+	struct gt_filesum s = { 0 };
+	char *out;
+	double t0;
+	int rc;
+
+	if (o->several && gt_has_suffix(o->c.input, ".gtz")) {
+		gt_warn("%s: already has the .gtz suffix, skipped", o->c.input);
+		return 0;
+	}
+	out = output_of(o, o->c.input);
+	s.input = o->c.input;
+	fill_pack_opts(o, spec, &progress, &po);
+	po.output = out;
+	t0 = gt_now();
+	if (strcmp(out, "-") && gt_filelist_claim(l, out))
+		rc = gt_error("%s: %s is written from another input of this run", o->c.input, out) < 0;
+	else
+		rc = pack_one(&po, &r);
+	gt_progress_end(&progress);
+	s.seconds = gt_now() - t0;
+	s.ok = !rc;
+	s.output = rc ? NULL : out;
+	s.raw_bytes = r.in_bytes;
+	s.gtz_bytes = r.out_bytes;
+	s.ntensors = r.ntensors;
+	s.gtz_path = strcmp(out, "-") && !gt_pack_output_is_h5(out) ? out : NULL;
+	if (!rc && !gt_msg_quiet() && (o->c.verbose || isatty(STDERR_FILENO)))
+		gt_filesum_line(&s, NULL);
+	if (j)
+		gt_filesum_report_add(j, &s, o->c.verbose);
+	free(out);
+	return rc;
+}
+
+/* What several inputs, a folder and --format json refuse (exit 2). */
+static int check_usage(const struct compress_opts *o)
+{
+	const int to_stdout = o->output ? !strcmp(o->output, "-")
+				       : o->ninputs == 1 && !strcmp(o->inputs[0], "-");
+
+	for (size_t i = 0; o->several && i < o->ninputs; i++)
+		if (!strcmp(o->inputs[i], "-"))
+			return gt_error("'-' (standard input) cannot be one of several inputs");
+	if (o->several && o->output && !gt_is_dir(o->output))
+		return gt_error("%s: not a folder: with several inputs, -o names a folder",
+				o->output);
+	if (o->output && gt_is_dir(o->output) && o->ninputs == 1 && !strcmp(o->inputs[0], "-"))
+		return gt_error("%s: standard input has no name to write in a folder; "
+				"use -o FILE", o->output);
+	if (o->c.fmt != GT_FMT_TABLE && to_stdout)
+		return gt_error("--format %s prints on standard output, where the "
+				"compressed data goes; use -o FILE", gt_filesum_fmt_name(o->c.fmt));
+	return 0;
+}
+
+static int run_compress(struct compress_opts *o)
+{
+	struct gt_spec spec;
+	struct gt_filelist l = { 0 };
+	struct gt_filesum_report *j = NULL;
+	struct gt_diag d = { "" };
+	int rc = check_usage(o) < 0 ? 2 : setup_spec(o, &spec);
+
+	if (rc)
+		return rc;
+	if (o->table_path && gt_spec_load_table(&spec, o->table_path, &d) < 0) {
+		gt_spec_release(&spec);
+		return gt_error("%s", d.msg) < 0;
+	}
+	for (size_t i = 0; i < o->ninputs; i++)
+		gt_filelist_add(&l, o->inputs[i], o->recursive);
+	rc = l.failed ? 1 : 0;
+	j = gt_filesum_report_new(o->c.fmt);
+	for (size_t i = 0; i < l.n; i++) {
+		int one;
+
+		o->c.input = l.paths[i];
+		one = compress_one(o, &spec, &l, j);
+		rc = one > rc ? one : rc;
+	}
+	if (gt_filesum_report_print(j) < 0)
+		rc = 1;
+	gt_filelist_release(&l);
+	gt_spec_release(&spec);
+	return rc;
 }
 
 int cmd_compress(int argc, char **argv)
@@ -286,6 +383,7 @@ int cmd_compress(int argc, char **argv)
 		rc = list_codecs(o.c.fmt) < 0;
 	else if (!rc)
 		rc = run_compress(&o);
+	free(o.inputs);
 	gt_common_release(&o.c);
 	return rc;
 }

@@ -39,7 +39,7 @@ void gt_progress_init(struct gt_progress *p, const char *what, uint64_t total)
 	p->on = !gt_msg_quiet() && isatty(STDERR_FILENO);
 	p->what = what;
 	p->total = total;
-	p->last = gt_now();
+	p->last = 0; /* the first update shows at once, later ones 5 times a second */
 }
 
 void gt_progress_add(struct gt_progress *p, uint64_t n)

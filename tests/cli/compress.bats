@@ -368,8 +368,8 @@ roundtrip_raw() {
 @test "compress: other usage errors exit 2" {
 	run -2 --separate-stderr gtool compress
 	[[ ${stderr_lines[0]} == "Usage: gtool compress "* ]]
-	run -2 --separate-stderr gtool compress a b
-	[ "${stderr_lines[0]}" = "gtool compress: one input file at a time" ]
+	run -2 --separate-stderr gtool compress a b -o x.gtz
+	[ "$stderr" = "gtool compress: x.gtz: not a folder: with several inputs, -o names a folder" ]
 	run -2 --separate-stderr gtool compress --dtype f8 "$SAMPLES/grads.f32"
 	[ "${stderr_lines[0]}" = "gtool compress: invalid dtype 'f8': expected f32, f16, bf16 or f64" ]
 	run -2 --separate-stderr gtool compress --format gtz "$SAMPLES/grads.f32"

@@ -188,6 +188,22 @@ for p in sys.argv[1:]:
 	[ "${lines[1]}" = "$(cat want.shape) True" ]
 }
 
+@test "decompress: -d with a glob and -o - from a file: .npy or raw by --format" {
+	run -0 gtool compress -q "$SAMPLES/cnn_adam.h5" -o c.gtz
+	/usr/bin/python3 -c 'import h5py, numpy as np, sys
+a = h5py.File(sys.argv[1])["/step_000010/grad/fc.weight"][()]
+np.save("want.npy", a.astype("<f4")); open("want.raw", "wb").write(a.astype("<f4").tobytes())' \
+		"$SAMPLES/cnn_adam.h5"
+	gtool decompress -d '*/step_000010/grad/fc.w*' --format npy -o - c.gtz > got.npy
+	cmp got.npy want.npy
+	gtool decompress -d '*/step_000010/grad/fc.w*' --format raw -o - c.gtz > got.raw
+	cmp got.raw want.raw
+	# a glob that takes two tensors is refused before a byte is written
+	run -1 --separate-stderr gtool decompress -d '*/step_000010/grad/fc.*' --format npy -o - c.gtz
+	[ "$stderr" = "gtool decompress: c.gtz: 2 tensors match; a .npy output takes one: select it with -d PATTERN, or write .h5" ]
+	[ -z "$output" ]
+}
+
 @test "decompress: -d selects tensors into HDF5; a pattern that matches nothing is an error" {
 	run -0 gtool compress -q "$SAMPLES/cnn_adam.h5" -o c.gtz
 	run -0 gtool decompress -d '*/fc.*' -d '/step_000001/grad/conv1.bias' c.gtz -o sel.h5
@@ -248,8 +264,8 @@ print(len(g["step_000010"].attrs) > 0 and
 @test "decompress: usage errors exit 2" {
 	run -2 --separate-stderr gtool decompress
 	[[ ${stderr_lines[0]} == "Usage: gtool decompress "* ]]
-	run -2 --separate-stderr gtool decompress a.gtz b.gtz
-	[ "${stderr_lines[0]}" = "gtool decompress: one input file at a time" ]
+	run -2 --separate-stderr gtool decompress a.gtz b.gtz -o x
+	[ "$stderr" = "gtool decompress: x: not a folder: with several inputs, -o names a folder" ]
 	run -2 --separate-stderr gtool decompress --format gtz a.gtz -o x
 	[ "${stderr_lines[0]}" = "gtool decompress: unknown output format 'gtz': expected hdf5, npy or raw" ]
 	run -2 --separate-stderr gtool decompress -T x a.gtz -o x

@@ -96,7 +96,7 @@ static void roundtrip(struct gt_codec_ctx *enc, struct gt_codec_ctx *dec,
 static struct gt_codec_ctx *mk(enum gt_dtype dt, const char *opts,
 			       const void *table, size_t table_len)
 {
-	const struct gt_codec_params p = { dt, opts, table, table_len, NULL };
+	const struct gt_codec_params p = { dt, opts, table, table_len, NULL, 0 };
 	struct gt_codec_ctx *c = NULL;
 	struct gt_diag d;
 
@@ -567,10 +567,10 @@ static void test_mode_corrupt(void)
 
 static void test_options(void)
 {
-	const struct gt_codec_params p = { GT_DT_F32, "maxlen=16", NULL, 0, NULL };
-	const struct gt_codec_params q = { GT_DT_F32, "method=x", NULL, 0, NULL };
+	const struct gt_codec_params p = { GT_DT_F32, "maxlen=16", NULL, 0, NULL, 0 };
+	const struct gt_codec_params q = { GT_DT_F32, "method=x", NULL, 0, NULL, 0 };
 	const unsigned char bad[] = { 1, 2, 12, 0, 0 };
-	const struct gt_codec_params r = { GT_DT_F32, "", bad, sizeof(bad), NULL };
+	const struct gt_codec_params r = { GT_DT_F32, "", bad, sizeof(bad), NULL, 0 };
 	struct gt_codec_ctx *c = NULL;
 	struct gt_diag d;
 	char buf[64];

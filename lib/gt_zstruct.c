@@ -15,7 +15,27 @@ void gt_zs_release(struct gt_zstruct *z)
 {
 	free(z->rows);
 	free(z->cols);
+	free(z->copy);
+	free(z->from);
+	free(z->neg);
+	free(z->crow);
+	free(z->slot);
 	gt_zs_init(z);
+}
+
+/* @p grown to @n elements of @size (*@cap kept in elements). */
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	void *q;
+
+	if (n <= *cap)
+		return 0;
+	q = realloc(*p, n * size);
+	if (!q)
+		return GT_ERR(NOMEM);
+	*p = q;
+	*cap = n;
+	return 0;
 }
 
 /* Room for the two bitmaps of @nrows rows of @row_len, cleared. */
@@ -39,8 +59,18 @@ static int bitmaps(struct gt_zstruct *z, size_t row_len, size_t nrows)
 		z->cols = p;
 		z->cols_cap = cb;
 	}
+	if (rb > z->crow_cap) {
+		uint8_t *p = realloc(z->crow, rb);
+
+		if (!p)
+			return GT_ERR(NOMEM);
+		z->crow = p;
+		z->crow_cap = rb;
+	}
 	memset(z->rows, 0, rb);
 	memset(z->cols, 0, cb);
+	memset(z->crow, 0, rb);
+	z->ncopy = 0;
 	z->row_len = row_len;
 	z->nrows = nrows;
 	z->zero_rows = z->zero_cols = 0;
@@ -115,9 +145,16 @@ int gt_zs_find(struct gt_zstruct *z, const void *src, size_t n,
 	return 0;
 }
 
-static int row_bit(const struct gt_zstruct *z, size_t r)
+static int zero_bit(const struct gt_zstruct *z, size_t r)
 {
 	return (z->flags & GT_ZS_ROWS) && (z->rows[r / 8] >> (r % 8) & 1);
+}
+
+/* Row @r is not coded: a zero row or a copy. */
+static int row_bit(const struct gt_zstruct *z, size_t r)
+{
+	return zero_bit(z, r) ||
+	       ((z->flags & GT_ZS_COPIES) && (z->crow[r / 8] >> (r % 8) & 1));
 }
 
 static int col_bit(const struct gt_zstruct *z, size_t c)
@@ -228,7 +265,7 @@ int gt_zs_save(const struct gt_zstruct *z, void *dst, size_t cap,
 	const size_t rb = (z->nrows + 7) / 8, cb = (z->row_len + 7) / 8;
 
 	*len_ret = 0;
-	if (!z->flags || (z->flags & ~(GT_ZS_ROWS | GT_ZS_COLS)))
+	if (!z->flags || (z->flags & ~(GT_ZS_ROWS | GT_ZS_COLS | GT_ZS_COPIES)))
 		return GT_ERR(INVAL);
 	if (gt_zs_size(z) > cap)
 		return GT_ERR(DST_TOO_SMALL);
@@ -282,7 +319,7 @@ int gt_zs_load(struct gt_zstruct *z, const void *src, size_t len,
 	if (!len)
 		return GT_ERR(TRUNCATED);
 	flags = *p++;
-	if (!flags || (flags & ~(GT_ZS_ROWS | GT_ZS_COLS)))
+	if (!flags || (flags & ~(GT_ZS_ROWS | GT_ZS_COLS | GT_ZS_COPIES)))
 		return GT_ERR(CORRUPT);
 	GT_TRY(gt_varint_get(&p, end, &R));
 	GT_TRY(gt_varint_get(&p, end, &nrows));
@@ -298,4 +335,192 @@ int gt_zs_load(struct gt_zstruct *z, const void *src, size_t len,
 	z->flags = flags;
 	*used_ret = (size_t)(p - (const unsigned char *)src);
 	return 0;
+}
+
+/* ---- row copies ----------------------------------------------------------- */
+
+/* Whole rows of the chunk [@q, @q + @n): [*@r0_ret, *@r1_ret). */
+static void whole_rows(const struct gt_zstruct *z, size_t q, size_t n,
+		       size_t *r0_ret, size_t *r1_ret)
+{
+	const size_t R = z->row_len, r0 = (q + R - 1) / R, r1 = (q + n) / R;
+
+	*r0_ret = r0;
+	*r1_ret = r1 > r0 ? r1 : r0;
+}
+
+static int kept_col(const struct gt_zstruct *z, size_t c)
+{
+	return !(z->flags & GT_ZS_COLS) || !col_bit(z, c);
+}
+
+/* FNV-1a of the kept values of the row at @p, sign bits cleared. */
+static uint64_t row_hash(const struct gt_zstruct *z, const unsigned char *p,
+			 size_t w)
+{
+	uint64_t h = UINT64_C(14695981039346656037);
+
+	for (size_t c = 0; c < z->row_len; c++) {
+		if (!kept_col(z, c))
+			continue;
+		for (size_t b = 0; b < w; b++) {
+			const unsigned v = p[c * w + b] & (b + 1 == w ? 0x7fu : 0xffu);
+
+			h = (h ^ v) * UINT64_C(1099511628211);
+		}
+	}
+	return h;
+}
+
+/* 1: the kept values of rows @a and @b are equal, 2: negated, 0: neither. */
+static int row_match(const struct gt_zstruct *z, const unsigned char *a,
+		     const unsigned char *b, size_t w)
+{
+	int same = 1, negd = 1;
+
+	for (size_t c = 0; c < z->row_len && (same || negd); c++) {
+		if (!kept_col(z, c))
+			continue;
+		same &= !memcmp(a + c * w, b + c * w, w);
+		negd &= !memcmp(a + c * w, b + c * w, w - 1) &&
+			(a[c * w + w - 1] ^ b[c * w + w - 1]) == 0x80;
+	}
+	return same ? 1 : negd ? 2 : 0;
+}
+
+static void clear_copies(struct gt_zstruct *z)
+{
+	for (size_t i = 0; i < z->ncopy; i++)
+		z->crow[z->copy[i] / 8] &= (uint8_t)~(1u << (z->copy[i] % 8));
+	z->ncopy = 0;
+}
+
+static void add_copy(struct gt_zstruct *z, size_t r, size_t from, int neg)
+{
+	z->copy[z->ncopy] = (uint32_t)r;
+	z->from[z->ncopy] = (uint32_t)from;
+	z->neg[z->ncopy++] = (uint8_t)neg;
+	z->crow[r / 8] |= (uint8_t)(1u << (r % 8));
+}
+
+static int copy_room(struct gt_zstruct *z, size_t rows)
+{
+	size_t c1 = z->copy_cap, c2 = z->copy_cap, c3 = z->copy_cap;
+
+	GT_TRY(grow((void **)&z->copy, &c1, rows, sizeof(*z->copy)));
+	GT_TRY(grow((void **)&z->from, &c2, rows, sizeof(*z->from)));
+	GT_TRY(grow((void **)&z->neg, &c3, rows, sizeof(*z->neg)));
+	z->copy_cap = rows > z->copy_cap ? rows : z->copy_cap;
+	return 0;
+}
+
+int gt_zs_find_copies(struct gt_zstruct *z, size_t q, const void *src,
+		      size_t n, enum gt_dtype dt)
+{
+	const size_t w = gt_dtype_size(dt), R = z->row_len;
+	const unsigned char *base = src;
+	size_t r0, r1, mask = 1;
+
+	clear_copies(z);
+	whole_rows(z, q, n, &r0, &r1);
+	if (r1 - r0 < 2)
+		return 0;
+	while (mask < 2 * (r1 - r0))
+		mask <<= 1;
+	GT_TRY(copy_room(z, r1 - r0));
+	GT_TRY(grow((void **)&z->slot, &z->slot_cap, mask, sizeof(*z->slot)));
+	memset(z->slot, 0, mask * sizeof(*z->slot));
+	mask--;
+	for (size_t r = r0; r < r1; r++) {
+		const unsigned char *p = base + (r * R - q) * w;
+		size_t h;
+		int m = 0;
+
+		if (zero_bit(z, r))
+			continue;
+		h = (size_t)row_hash(z, p, w) & mask;
+		for (; z->slot[h]; h = (h + 1) & mask) {
+			const size_t s = z->slot[h] - 1;
+
+			m = row_match(z, base + (s * R - q) * w, p, w);
+			if (m) {
+				add_copy(z, r, s, m == 2);
+				break;
+			}
+		}
+		if (!m)
+			z->slot[h] = (uint32_t)(r + 1);
+	}
+	return 0;
+}
+
+int gt_zs_copies_save(const struct gt_zstruct *z, size_t q, void *dst,
+		      size_t cap, size_t *len_ret)
+{
+	unsigned char *p = dst;
+	size_t r0, r1, next;
+
+	*len_ret = 0;
+	whole_rows(z, q, 0, &r0, &r1);
+	if (cap < GT_VARINT_MAX * (1 + 2 * z->ncopy))
+		return GT_ERR(DST_TOO_SMALL);
+	p += gt_varint_put(p, z->ncopy);
+	next = r0;
+	for (size_t i = 0; i < z->ncopy; i++) {
+		p += gt_varint_put(p, z->copy[i] - next);
+		p += gt_varint_put(p, 2 * (uint64_t)(z->copy[i] - z->from[i] - 1) + z->neg[i]);
+		next = z->copy[i] + 1;
+	}
+	*len_ret = (size_t)(p - (unsigned char *)dst);
+	return 0;
+}
+
+int gt_zs_copies_load(struct gt_zstruct *z, size_t q, size_t n,
+		      const void *src, size_t len, size_t *used_ret)
+{
+	const unsigned char *p = src, *const end = p + len;
+	uint64_t k, d, ref;
+	size_t r0, r1, next;
+
+	*used_ret = 0;
+	clear_copies(z);
+	whole_rows(z, q, n, &r0, &r1);
+	GT_TRY(gt_varint_get(&p, end, &k));
+	if (k > r1 - r0)
+		return GT_ERR(CORRUPT);
+	GT_TRY(copy_room(z, (size_t)k));
+	next = r0;
+	for (uint64_t i = 0; i < k; i++) {
+		GT_TRY(gt_varint_get(&p, end, &d));
+		GT_TRY(gt_varint_get(&p, end, &ref));
+		if (d >= r1 - next || (ref >> 1) >= next + d - r0 ||
+		    zero_bit(z, next + (size_t)d)) {
+			clear_copies(z);
+			return GT_ERR(CORRUPT);
+		}
+		add_copy(z, next + (size_t)d, next + (size_t)d - 1 - (size_t)(ref >> 1),
+			 (int)(ref & 1));
+		next += (size_t)d + 1;
+	}
+	*used_ret = (size_t)(p - (const unsigned char *)src);
+	return 0;
+}
+
+void gt_zs_apply_copies(const struct gt_zstruct *z, size_t q, void *dst,
+			enum gt_dtype dt)
+{
+	const size_t w = gt_dtype_size(dt), R = z->row_len;
+	unsigned char *base = dst;
+
+	for (size_t i = 0; i < z->ncopy; i++) {
+		unsigned char *to = base + ((size_t)z->copy[i] * R - q) * w;
+		const unsigned char *fr = base + ((size_t)z->from[i] * R - q) * w;
+
+		for (size_t c = 0; c < R; c++) {
+			if (!kept_col(z, c))
+				continue;
+			memcpy(to + c * w, fr + c * w, w);
+			to[c * w + w - 1] ^= (unsigned char)(z->neg[i] ? 0x80 : 0);
+		}
+	}
 }

@@ -12,9 +12,18 @@
  * other values ("kept"): the values of a zero row or column are not
  * coded at all.
  *
+ * A row may also be a copy: every kept value of a whole row equal to
+ * the one of an earlier whole row of the same chunk (the chunk is a run
+ * of the block's values coded on its own), or to its negation (the sign
+ * bit of each kept value flipped).  A chunk lists its copies
+ * (gt_zs_copies_save) and codes only the kept values of the other rows;
+ * an embedding's rows of the words of one window, or the two rows of a
+ * two-class linear layer (one the negation of the other), are such.
+ *
  * Serialized (gt_zs_save; every integer a LEB128 varint):
  *   u8       flags: bit 0 the row bitmap follows, bit 1 the column
- *            bitmap follows (at least one set; the others 0)
+ *            bitmap follows, bit 2 the chunks list row copies (at least
+ *            one set; the others 0)
  *   varint   R, 2 to GT_ZS_MAX
  *   varint   rows, 1 to GT_ZS_MAX (ceil(n / R) for a block of n values)
  *   bytes    rows bits, ceil(rows / 8) bytes, bit i of byte i / 8 (LSB
@@ -32,6 +41,7 @@
 
 #define GT_ZS_ROWS 1u
 #define GT_ZS_COLS 2u
+#define GT_ZS_COPIES 4u
 #define GT_ZS_MAX (1u << 24)
 
 struct gt_zstruct {
@@ -43,6 +53,13 @@ struct gt_zstruct {
 	uint8_t *rows;     /* ceil(nrows / 8) bytes */
 	uint8_t *cols;     /* ceil(R / 8) bytes */
 	size_t rows_cap, cols_cap;
+	/* the copies of the current chunk: row copy[i] from row from[i]
+	 * (negated when neg[i]); crow marks them (ceil(nrows / 8) bytes) */
+	uint32_t *copy, *from;
+	uint8_t *neg, *crow;
+	size_t ncopy, copy_cap, crow_cap;
+	uint32_t *slot; /* hash table of the copy search */
+	size_t slot_cap;
 };
 
 void gt_zs_init(struct gt_zstruct *z);
@@ -60,14 +77,35 @@ void gt_zs_release(struct gt_zstruct *z);
 int gt_zs_find(struct gt_zstruct *z, const void *src, size_t n,
 	       enum gt_dtype dt, size_t row_len);
 
-/* 1 when block value @p is in a zero row or column that @z uses. */
-static inline int gt_zs_hole(const struct gt_zstruct *z, size_t p)
-{
-	const size_t r = p / z->row_len, c = p % z->row_len;
-
-	return ((z->flags & GT_ZS_ROWS) && (z->rows[r / 8] >> (r % 8) & 1)) ||
-	       ((z->flags & GT_ZS_COLS) && (z->cols[c / 8] >> (c % 8) & 1));
-}
+/*
+ * gt_zs_find_copies - the copies among the whole rows of the chunk of
+ * @n values at @src (block values @q on): a row whose kept values equal
+ * (or negate) those of an earlier whole row that is no copy itself, the
+ * first such row in the chunk.  Clears the previous chunk's.
+ * @return 0, GT_ERR(NOMEM).
+ */
+int gt_zs_find_copies(struct gt_zstruct *z, size_t q, const void *src,
+		      size_t n, enum gt_dtype dt);
+/*
+ * gt_zs_copies_save - the copies: varint count, then per copy in row
+ * order a varint of its row minus (the previous copy's row + 1, or the
+ * chunk's first whole row), and a varint 2 (row - from - 1) + neg.
+ * At most GT_VARINT_MAX * (1 + 2 copies) bytes.
+ * gt_zs_copies_load - read them for the chunk [@q, @q + @n), at most
+ * @len bytes (*@used_ret taken).  Hostile: rows whole, in the chunk,
+ * increasing, not zero rows; sources earlier, whole, in the chunk.
+ * @return 0, GT_ERR(CORRUPT), GT_ERR(TRUNCATED), GT_ERR(NOMEM).
+ */
+int gt_zs_copies_save(const struct gt_zstruct *z, size_t q, void *dst,
+		      size_t cap, size_t *len_ret);
+int gt_zs_copies_load(struct gt_zstruct *z, size_t q, size_t n,
+		      const void *src, size_t len, size_t *used_ret);
+/*
+ * gt_zs_apply_copies - fill the copy rows of the chunk at @dst (block
+ * values @q on) from their sources, after gt_zs_scatter.
+ */
+void gt_zs_apply_copies(const struct gt_zstruct *z, size_t q, void *dst,
+			enum gt_dtype dt);
 
 /* The values of block values [@q, @q + @n) that are kept (not holes). */
 size_t gt_zs_kept(const struct gt_zstruct *z, size_t q, size_t n);
@@ -75,7 +113,8 @@ size_t gt_zs_kept(const struct gt_zstruct *z, size_t q, size_t n);
 /*
  * gt_zs_gather - copy the kept values of the @n values at @src (block
  * values @q on, @width bytes each) to @dst, in order; the count is
- * returned.  gt_zs_scatter - the reverse: @n values at @dst from the kept
+ * returned.  With GT_ZS_COPIES, the rows of the current copies are
+ * skipped too (and gt_zs_kept does not count them).  gt_zs_scatter - the reverse: @n values at @dst from the kept
  * values at @src (gt_zs_kept() of them), +0.0 in the holes.
  */
 size_t gt_zs_gather(const struct gt_zstruct *z, size_t q, const void *src,

@@ -309,8 +309,9 @@ static size_t hx_bound(const struct gt_codec_ctx *ctx, size_t n)
 
 	if (n > SIZE_MAX / 128)
 		return 0;
-	/* a zero-structure chunk starts with a second varint */
-	return 2 * GT_VARINT_MAX + (n * w + 7) / 8 + (n * cbits + 7) / 8;
+	/* a zero-structure chunk starts with its place and its row copies:
+	 * a count and at most 8 bytes per copied row of >= 2 values */
+	return 3 * GT_VARINT_MAX + 4 * n + (n * w + 7) / 8 + (n * cbits + 7) / 8;
 }
 
 /* Install the block's mode byte @b (k and sign mode). */
@@ -448,6 +449,27 @@ static uint64_t plain_cost(struct hx_ctx *c, const void *src, size_t n,
 	return bits + 8 * (1 + (uint64_t)tlen);
 }
 
+/* With GT_ZS_COPIES in c->zs.flags: the copies of the whole block taken
+ * as one chunk, their list's bytes added to *@zb. */
+static int copies_of_block(struct hx_ctx *c, const void *src, size_t n,
+			   size_t *zb)
+{
+	unsigned char buf[3 * GT_VARINT_MAX];
+	size_t len;
+
+	if (!(c->zs.flags & GT_ZS_COPIES))
+		return 0;
+	GT_TRY(gt_zs_find_copies(&c->zs, 0, src, n, c->dt));
+	/* the list's exact bytes, one copy at a time */
+	for (size_t i = 0; i < c->zs.ncopy; i++) {
+		len = (size_t)gt_varint_put(buf, c->zs.copy[i]) +
+		      (size_t)gt_varint_put(buf, 2 * (uint64_t)(c->zs.copy[i] - c->zs.from[i]));
+		*zb += len;
+	}
+	*zb += 1;
+	return 0;
+}
+
 /*
  * Whether to code the block at @src with its zero structure, and with
  * which bitmaps: the one of plain, rows, columns, both that costs the
@@ -460,8 +482,9 @@ static uint64_t plain_cost(struct hx_ctx *c, const void *src, size_t n,
 static int hx_zs_choose(struct hx_ctx *c, const void *src, size_t n,
 			size_t meta_cap, size_t *kept_ret)
 {
-	static const unsigned tries[3] = { GT_ZS_ROWS, GT_ZS_COLS,
-					   GT_ZS_ROWS | GT_ZS_COLS };
+	static const unsigned tries[7] = { GT_ZS_ROWS, GT_ZS_COLS,
+		GT_ZS_ROWS | GT_ZS_COLS, GT_ZS_COPIES, GT_ZS_ROWS | GT_ZS_COPIES,
+		GT_ZS_COLS | GT_ZS_COPIES, GT_ZS_ROWS | GT_ZS_COLS | GT_ZS_COPIES };
 	const size_t w = gt_dtype_size(c->dt);
 	const uint64_t qbits = 24 * ((uint64_t)n / GT_CHUNK_DEFAULT + 1);
 	size_t tlen, zb, m;
@@ -478,13 +501,14 @@ static int hx_zs_choose(struct hx_ctx *c, const void *src, size_t n,
 		return 0;
 	GT_TRY(rc);
 	GT_TRY(hx_scratch(c, n));
-	all = c->zs.flags;
+	all = c->zs.flags | GT_ZS_COPIES;
 	best = plain_cost(c, src, n, &tlen);
-	for (unsigned k = 0; k < 3; k++) {
+	for (unsigned k = 0; k < 7; k++) {
 		if ((tries[k] & all) != tries[k])
 			continue;
 		c->zs.flags = tries[k];
 		zb = 1 + gt_zs_size(&c->zs);
+		GT_TRY(copies_of_block(c, src, n, &zb));
 		m = gt_zs_gather(&c->zs, 0, src, n, w, c->scratch);
 		cost = plain_cost(c, c->scratch, m, &tlen);
 		if (cost == UINT64_MAX || zb + 1 + tlen > meta_cap)
@@ -496,8 +520,11 @@ static int hx_zs_choose(struct hx_ctx *c, const void *src, size_t n,
 	}
 	if (!pick)
 		return 0;
-	c->zs.flags = pick;
+	/* the table is of every kept value: a row copied in the whole block
+	 * may be coded in a chunk that does not hold its source */
+	c->zs.flags = pick & ~GT_ZS_COPIES;
 	*kept_ret = gt_zs_gather(&c->zs, 0, src, n, w, c->scratch);
+	c->zs.flags = pick;
 	c->zmode = 1;
 	return 0;
 }
@@ -1191,10 +1218,15 @@ static int hx_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		return GT_ERR(INVAL);
 	q = (at - base) / w;
 	GT_TRY(hx_scratch(c, n));
-	m = gt_zs_gather(&c->zs, q, src, n, w, c->scratch);
 	if (dst_cap < GT_VARINT_MAX)
 		return GT_ERR(DST_TOO_SMALL);
 	hlen = (size_t)gt_varint_put(out, q);
+	if (c->zs.flags & GT_ZS_COPIES) {
+		GT_TRY(gt_zs_find_copies(&c->zs, q, src, n, c->dt));
+		GT_TRY(gt_zs_copies_save(&c->zs, q, out + hlen, dst_cap - hlen, &len));
+		hlen += len;
+	}
+	m = gt_zs_gather(&c->zs, q, src, n, w, c->scratch);
 	GT_TRY(enc_plain(c, c->scratch, m, out + hlen, dst_cap - hlen, &len));
 	*dst_len_ret = hlen + len;
 	return 0;
@@ -1208,17 +1240,22 @@ static int hx_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 	const size_t w = gt_dtype_size(c->dt);
 	const uint64_t span = (uint64_t)c->zs.nrows * c->zs.row_len;
 	uint64_t q;
-	size_t m;
+	size_t m, used;
 
 	if (!c->zmode)
 		return dec_plain(c, src, src_len, dst, n);
 	GT_TRY(gt_varint_get(&p, end, &q));
 	if (q > span || n > span - q)
 		return GT_ERR(CORRUPT);
+	if (c->zs.flags & GT_ZS_COPIES) {
+		GT_TRY(gt_zs_copies_load(&c->zs, (size_t)q, n, p, (size_t)(end - p), &used));
+		p += used;
+	}
 	m = gt_zs_kept(&c->zs, (size_t)q, n);
 	GT_TRY(hx_scratch(c, m));
 	GT_TRY(dec_plain(c, p, (size_t)(end - p), c->scratch, m));
 	gt_zs_scatter(&c->zs, (size_t)q, c->scratch, n, w, dst);
+	gt_zs_apply_copies(&c->zs, (size_t)q, dst, c->dt);
 	return 0;
 }
 

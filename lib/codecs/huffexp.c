@@ -56,6 +56,18 @@
  * Tables: by default block_begin() builds one per block (method best) and
  * appends its gt_huff_save() bytes to the mode byte; with a static table
  * (params->table) every block uses it and the meta is the mode byte.
+ *
+ * Zero structure (format 1.2; formats/GTZ.md, gt_zstruct.h): with the
+ * tensor's row length (params->row_len), a block whose rows or columns
+ * are all +0.0 may be coded as 0xFF, the gt_zs_save() bytes, then the
+ * mode byte and table of its kept values; its chunks are then varint q
+ * (the chunk's first value in the block), the row copies when the flags
+ * say so (gt_zs_copies_save), and the chunk above of the kept values.
+ * block_begin() chooses by the bits each way costs (hx_zs_choose); a
+ * block without a zero row or column never gets that far and is coded as
+ * before, byte for byte.  Encoding such a chunk needs its place in the
+ * block: it must be read from the memory block_begin() was given (the
+ * rule of gt_codec.h), by the context that ran it.
  */
 
 #define HX_MIN(a, b) ((a) < (b) ? (a) : (b))

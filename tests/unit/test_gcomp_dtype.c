@@ -68,7 +68,7 @@ static size_t code(const struct gt_optim *o, const char *opts, const struct vals
 
 	CHECK_RC(gt_codec_new(gt_codec_find("gcomp"), &p, &enc, &d), 0);
 	CHECK_RC(gt_codec_new(gt_codec_find("gcomp"), &(struct gt_codec_params){ g->dt, opts,
-					NULL, 0, NULL }, &dec, &d), 0);
+					NULL, 0, NULL, 0 }, &dec, &d), 0);
 	bound = gt_codec_bound(enc, g->n);
 	buf = malloc(bound);
 	CHECK_RC(gt_codec_block_begin(enc, g->raw, g->n, meta, sizeof(meta), &ml), 0);

@@ -11,12 +11,13 @@ load helpers
 
 SPARSE="embed_sgd.h5 bow_adam.h5 pruned_sgd.h5"
 
-# same_values SAMPLE - every dataset of huffexp's .gtz decodes to the
-# bytes of the raw codec's (stored verbatim)
+# same_values SAMPLE [ARG...] - every dataset of huffexp's .gtz (made with
+# ARGs) decodes to the bytes of the raw codec's (stored verbatim)
 same_values() {
-	local name
-	gtool compress -q -f -c huffexp -o h.gtz "$SAMPLES/$1"
-	gtool compress -q -f -c raw -o r.gtz "$SAMPLES/$1"
+	local name s=$1
+	shift
+	gtool compress -q -f -c huffexp "$@" -o h.gtz "$SAMPLES/$s"
+	gtool compress -q -f -c raw -o r.gtz "$SAMPLES/$s"
 	gtool ls --format tsv h.gtz | awk -F'\t' 'NR > 1 && $3 != "-" { print $2 }' > names
 	[ -s names ]
 	while read -r name; do
@@ -29,6 +30,12 @@ same_values() {
 @test "zstruct: the sparse samples round trip bit for bit" {
 	for s in $SPARSE; do
 		same_values "$s"
+	done
+}
+
+@test "zstruct: and with static tables (--table-refresh)" {
+	for s in $SPARSE; do
+		same_values "$s" --table-refresh=2
 	done
 }
 

@@ -126,7 +126,7 @@ static int make_contexts(struct bench *b, unsigned threads, size_t bv, size_t ch
 		return GT_ERR(NOMEM);
 	for (size_t i = 0; i < b->n; i++) {
 		const struct gt_bench_input *in = &b->in[i];
-		const struct gt_codec_params p = { in->dtype, in->opts, NULL, 0, in->optim };
+		const struct gt_codec_params p = { in->dtype, in->opts, NULL, 0, in->optim, 0 };
 		const size_t w = gt_dtype_size(in->dtype);
 
 		for (unsigned t = 0; t < threads; t++) {

@@ -21,7 +21,7 @@ int gt_gain_coder_init(struct gt_gain_coder *gc, const struct gt_codec *c,
 		       const char *opts, size_t block, size_t chunk,
 		       struct gt_diag *d)
 {
-	struct gt_codec_params p = { GT_DT_F32, opts, NULL, 0, NULL };
+	struct gt_codec_params p = { GT_DT_F32, opts, NULL, 0, NULL, 0 };
 	int rc;
 
 	memset(gc, 0, sizeof(*gc));

@@ -79,7 +79,7 @@ GTOOL_API const char *gtool_codec_name(size_t i)
 GTOOL_API int gtool_codec_check(const char *spec, int dtype, struct gtool_errbuf *err)
 {
 	const struct gt_codec *c;
-	struct gt_codec_params p = { GT_DT_F32, NULL, NULL, 0, NULL };
+	struct gt_codec_params p = { GT_DT_F32, NULL, NULL, 0, NULL, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d = { "" };
 	int rc;

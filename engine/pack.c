@@ -131,6 +131,8 @@ static int coding_of(struct job *j, size_t i, struct gt_gtz_coding *c, int *aux)
 
 	memset(c, 0, sizeof(*c));
 	c->params.dtype = t->dtype;
+	if (t->rank >= 2 && t->dims[0] && t->count != GT_COUNT_UNKNOWN)
+		c->params.row_len = (size_t)(t->count / t->dims[0]);
 	c->params.table = o->spec->table;
 	c->params.table_len = o->spec->table_len;
 	if (j->tables) {

@@ -31,7 +31,7 @@ static unsigned dtypes_coded(const struct gt_spec *s)
 	unsigned bits = 1u << GT_DT_F32;
 
 	for (int dt = GT_DT_F32 + 1; dt <= GT_DT_MAX; dt++) {
-		const struct gt_codec_params p = { (enum gt_dtype)dt, s->opts, NULL, 0, NULL };
+		const struct gt_codec_params p = { (enum gt_dtype)dt, s->opts, NULL, 0, NULL, 0 };
 		struct gt_codec_ctx *ctx = NULL;
 		struct gt_diag d = { "" };
 
@@ -49,7 +49,7 @@ int gt_spec_codes(const struct gt_spec *s, enum gt_dtype dt)
 
 int gt_spec_init(struct gt_spec *s, const char *text, long level, struct gt_diag *d)
 {
-	struct gt_codec_params p = { GT_DT_F32, NULL, NULL, 0, NULL };
+	struct gt_codec_params p = { GT_DT_F32, NULL, NULL, 0, NULL, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	const char *spec_opts = "";
 	int rc;

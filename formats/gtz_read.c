@@ -63,6 +63,13 @@ int gt_gtz_reader_open(FILE *f, unsigned threads, struct gt_gtz_reader **r_ret,
 				   "format version %u.%u is newer than this gtool reads (%d.x)",
 				   head[4] | head[5] << 8, head[6] | head[7] << 8,
 				   GT_GTZ_VERSION_MAJOR);
+	/* a later minor version may code blocks this one cannot (1.2: the
+	 * zero structure of huffexp): refuse it here, not at its first block */
+	if ((unsigned)(head[6] | head[7] << 8) > GT_GTZ_VERSION_MINOR)
+		return gt_diag_set(d, GT_ERR(UNSUPPORTED),
+				   "format version %u.%u is newer than this gtool reads (%d.%d)",
+				   head[4] | head[5] << 8, head[6] | head[7] << 8,
+				   GT_GTZ_VERSION_MAJOR, GT_GTZ_VERSION_MINOR);
 	if (head[8] | head[9] | head[10] | head[11])
 		return gt_diag_set(d, GT_ERR(UNSUPPORTED), "unknown header flags %02x%02x%02x%02x",
 				   head[11], head[10], head[9], head[8]);

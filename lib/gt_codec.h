@@ -29,6 +29,10 @@ struct gt_codec_params {
 	/* encode only, for GT_CODEC_NEEDS_OPTIM codecs: the optimizer and its
 	 * hyper-parameters (step t included); NULL when there is none */
 	const struct gt_optim *optim;
+	/* encode only: values per row of the tensor (the product of every
+	 * dimension but the first; 0: unknown or rank 1); huffexp codes the
+	 * zero rows and columns of a block with it (gt_zstruct.h) */
+	size_t row_len;
 };
 
 /*

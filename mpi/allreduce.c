@@ -135,7 +135,7 @@ static int check_sizes(struct job *j)
 /* Row @r for spec @spec: "none" is the ring without a codec. */
 static int setup_row(struct job *j, struct row *r, const char *spec)
 {
-	struct gt_codec_params p = { GT_DT_F32, "", NULL, 0, NULL };
+	struct gt_codec_params p = { GT_DT_F32, "", NULL, 0, NULL, 0 };
 	struct gt_spec s = { 0 };
 	struct gt_diag d = { "" };
 	int rc = 0;

@@ -6,7 +6,7 @@ Run from the repository root (CPU only, about a minute):
     /usr/bin/python3 samples/make_traces.py            # everything
     /usr/bin/python3 samples/make_traces.py adagrad    # only the named runs
                     (mlp cnn lstm nesterov adagrad rmsprop sgd_plain small
-                     f64 bf16 f16 fixtures)
+                     f64 bf16 f16 fixtures embed bow pruned)
 
 Writes, in samples/:
 
@@ -25,6 +25,14 @@ Writes, in samples/:
     bf16_*.h5      the same in bfloat16: momentum, adagrad, rmsprop, adam, adamw
     f16_*.h5       the same in float16: momentum, nesterov (PyTorch 1.13 steps
                    no other optimizer in Half on the CPU)
+    embed_sgd.h5   word embedding 512x16 (nn.Embedding) on a licence text,
+                   plain SGD: each step's gradient is zero in the rows of
+                   the words absent from the batch
+    bow_adam.h5    bag-of-words classifier, 2048 hashed word features ->
+                   2 classes, on the paragraphs of the licence texts, Adam:
+                   zero in the columns of absent words
+    pruned_sgd.h5  MLP 64-64-10 on digits with structured pruning masks
+                   (half of fc1's rows, half of fc2's columns), SGD+momentum
 
 The layout is the one of formats/TRACE.md; gtool.torch.TraceWriter (the
 Python package in python/, over build/libgtool.so: run `make` first) writes
@@ -400,11 +408,130 @@ def make_small_files():
     np.save(os.path.join(HERE, "grads.npy"), g.astype("<f4"))
 
 
+def licence_words(name):
+    """The lower-case words of one licence text under /usr/share/common-licenses."""
+    import re
+    with open(os.path.join("/usr/share/common-licenses", name), encoding="utf-8",
+              errors="replace") as fh:
+        return re.findall(r"[a-z]+", fh.read().lower())
+
+
+def make_embed():
+    """nn.Embedding of the 511 commonest words of GPL-3 (+ one for the rest),
+    dimension 16; the mean of 4 context words predicts the next word's
+    frequency class (32 classes).  Batches of 16 windows touch few rows."""
+    import collections
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class Bag(nn.Module):
+        def __init__(self, vocab):
+            super().__init__()
+            self.embed = nn.Embedding(vocab, 16)
+            self.head = nn.Linear(16, 32)
+
+        def forward(self, x):
+            return self.head(self.embed(x).mean(1))
+
+    setup()
+    words = licence_words("GPL-3")
+    common = [w for w, _ in collections.Counter(words).most_common(511)]
+    index = {w: i for i, w in enumerate(common)}
+    ids = torch.tensor([index.get(w, 511) for w in words], dtype=torch.int64)
+    model = Bag(512)
+    opt = torch.optim.SGD(model.parameters(), lr=0.5)
+    gen = torch.Generator().manual_seed(SEED)
+    path = os.path.join(HERE, "embed_sgd.h5")
+    steps, total, ctx, bs = {1, 20, 200}, 200, 4, 16
+    with open_trace(path, "word bag: embedding 512-16 (nn.Embedding), mean of 4, linear 16-32",
+                    "/usr/share/common-licenses/GPL-3 (%d words), next word's class "
+                    "(rank // 16), batch %d" % (len(words), bs)) as f:
+        tw = trace_writer(f, model, opt, steps)
+        for step in range(1, total + 1):
+            starts = torch.randint(0, len(ids) - ctx - 1, (bs,), generator=gen)
+            xb = torch.stack([ids[s:s + ctx] for s in starts])
+            yb = torch.clamp(ids[starts + ctx] // 16, max=31)
+            opt.zero_grad(set_to_none=True)
+            loss = F.cross_entropy(model(xb), yb)
+            loss.backward()
+            tw.before_step(step)
+            opt.step()
+            tw.after_step(step)
+            if step in steps:
+                print("  embed_sgd.h5 step %d loss %.4f" % (step, loss.item()))
+
+
+def make_bow():
+    """Binary bag of words (crc32 of each word mod 2048) of the paragraphs
+    of the licence texts; class 1: a GNU licence (GPL, LGPL, GFDL)."""
+    import zlib
+    import re
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    setup()
+    base = "/usr/share/common-licenses"
+    docs, labels = [], []
+    for name in sorted(os.listdir(base)):
+        path = os.path.join(base, name)
+        if not os.path.isfile(path) or os.path.islink(path):
+            continue
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for para in re.split(r"\n\s*\n", fh.read()):
+                words = re.findall(r"[a-z]+", para.lower())
+                if len(words) >= 8:
+                    docs.append(sorted({zlib.crc32(w.encode()) % 2048 for w in words}))
+                    labels.append(1 if name.startswith(("GPL", "LGPL", "GFDL")) else 0)
+    x = torch.zeros(len(docs), 2048)
+    for i, d in enumerate(docs):
+        x[i, d] = 1.0
+    y = torch.tensor(labels, dtype=torch.int64)
+    model = nn.Linear(2048, 2)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    gen = torch.Generator().manual_seed(SEED)
+    it = batches(len(y), 8, gen)
+    path = os.path.join(HERE, "bow_adam.h5")
+    steps, total = {1, 10, 50, 200}, 200
+    with open_trace(path, "bag of words: linear 2048-2 over binary hashed word features",
+                    "paragraphs of /usr/share/common-licenses (%d), GNU licence or not, "
+                    "batch 8" % len(y)) as f:
+        tw = trace_writer(f, model, opt, steps)
+        for step in range(1, total + 1):
+            idx = next(it)
+            opt.zero_grad(set_to_none=True)
+            loss = F.cross_entropy(model(x[idx]), y[idx])
+            loss.backward()
+            tw.before_step(step)
+            opt.step()
+            tw.after_step(step)
+            if step in steps:
+                print("  bow_adam.h5 step %d loss %.4f" % (step, loss.item()))
+
+
+def make_pruned():
+    """MLP 64-64-10 with torch.nn.utils.prune structured masks: half of
+    fc1's rows (output units) and half of fc2's columns (its inputs)."""
+    import torch
+    import torch.nn as nn
+    import torch.nn.utils.prune as prune
+    setup()
+    model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
+    prune.ln_structured(model[0], "weight", amount=0.5, n=2, dim=0)
+    prune.ln_structured(model[2], "weight", amount=0.5, n=2, dim=1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    train_classifier(os.path.join(HERE, "pruned_sgd.h5"), model,
+                     "MLP 64-64-10 ReLU, L2 structured pruning masks: 50% of rows of "
+                     "layer 0, 50% of columns of layer 2 (torch.nn.utils.prune), SGD momentum",
+                     opt, (-1, 64), {1, 10, 100, 300}, 300)
+
+
 RUNS = {"mlp": make_mlp, "cnn": make_cnn, "lstm": make_lstm, "nesterov": make_nesterov,
         "adagrad": make_adagrad, "rmsprop": make_rmsprop, "sgd_plain": make_sgd_plain,
         "small": lambda: make_small_files(),
         "f64": lambda: make_dtype_traces("f64"), "bf16": lambda: make_dtype_traces("bf16"),
-        "f16": lambda: make_dtype_traces("f16"), "fixtures": make_fixtures}
+        "f16": lambda: make_dtype_traces("f16"), "fixtures": make_fixtures,
+        "embed": make_embed, "bow": make_bow, "pruned": make_pruned}
 
 
 def main(names):

@@ -5,7 +5,9 @@
 
 #include "../codec_impl.h"
 #include "../gt_bitio.h"
+#include "../gt_chunk.h"
 #include "../gt_huff.h"
+#include "../gt_zstruct.h"
 #include "../banned.h"
 
 /*
@@ -54,6 +56,18 @@
  * Tables: by default block_begin() builds one per block (method best) and
  * appends its gt_huff_save() bytes to the mode byte; with a static table
  * (params->table) every block uses it and the meta is the mode byte.
+ *
+ * Zero structure (format 1.2; formats/GTZ.md, gt_zstruct.h): with the
+ * tensor's row length (params->row_len), a block whose rows or columns
+ * are all +0.0 may be coded as 0xFF, the gt_zs_save() bytes, then the
+ * mode byte and table of its kept values; its chunks are then varint q
+ * (the chunk's first value in the block), the row copies when the flags
+ * say so (gt_zs_copies_save), and the chunk above of the kept values.
+ * block_begin() chooses by the bits each way costs (hx_zs_choose); a
+ * block without a zero row or column never gets that far and is coded as
+ * before, byte for byte.  Encoding such a chunk needs its place in the
+ * block: it must be read from the memory block_begin() was given (the
+ * rule of gt_codec.h), by the context that ran it.
  */
 
 #define HX_MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -79,6 +93,9 @@
 #define HX_SIGN_MIXED 0u
 #define HX_SIGN_POS 1u
 #define HX_SIGN_NEG 2u
+/* first meta byte of a zero-structure block: k = 63 and sign mode 3,
+ * which no plain mode byte is */
+#define HX_ZS_MARK 0xffu
 
 struct hx_ctx {
 	struct gt_codec_base base;
@@ -94,6 +111,7 @@ struct hx_ctx {
 	unsigned mstride; /* f32 fast paths: word bytes, 3 or 1; 0: none */
 	struct gt_huff_table table;
 	struct gt_huff_hist hist;
+	struct gt_huff_table ztab; /* block_begin's trial tables */
 	/* encode, per symbol: code bits | nbits << 32 | mant << 40 | bad << 41 */
 	uint64_t enc[GT_HUFF_NSYM_MAX];
 	int enc_ready; /* enc (and for f32 enc32) match the table */
@@ -120,6 +138,15 @@ struct hx_ctx {
 	 * Only exponent, ZERO and NZERO tokens whose code lies within B bits.
 	 */
 	uint64_t mlut[1u << HX_MBITS];
+	/* zero structure (gt_zstruct.h): the block's rows and columns */
+	size_t row_len;  /* R from the tensor's shape; 0: none (encode only) */
+	int zmode;       /* the block is coded with c->zs */
+	int zbegun;      /* block_begin ran: zsrc is the block of block_load */
+	struct gt_zstruct zs;
+	const unsigned char *zsrc; /* encode: the block's values, zn of them */
+	size_t zn;
+	unsigned char *scratch;    /* kept values of a block or chunk */
+	size_t scratch_cap;
 };
 
 
@@ -242,6 +269,8 @@ static int hx_new(const struct gt_codec_params *p, const struct gt_kv *kv,
 	c->method = (enum gt_huff_method)method;
 	c->wbits = 1 + gt_dtype_man_bits(c->dt);
 	c->mstride = c->dt == GT_DT_F32 ? 3 : 0;
+	c->row_len = p->row_len;
+	gt_zs_init(&c->zs);
 	if (c->dt == GT_DT_F32)
 		init_dsym(c);
 	if (p->table) {
@@ -261,7 +290,13 @@ static int hx_new(const struct gt_codec_params *p, const struct gt_kv *kv,
 
 static void hx_free(struct gt_codec_ctx *ctx)
 {
-	free(ctx);
+	struct hx_ctx *c = hx(ctx);
+
+	if (!c)
+		return;
+	gt_zs_release(&c->zs);
+	free(c->scratch);
+	free(c);
 }
 
 static size_t hx_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap)
@@ -286,7 +321,9 @@ static size_t hx_bound(const struct gt_codec_ctx *ctx, size_t n)
 
 	if (n > SIZE_MAX / 128)
 		return 0;
-	return GT_VARINT_MAX + (n * w + 7) / 8 + (n * cbits + 7) / 8;
+	/* a zero-structure chunk starts with its place and its row copies:
+	 * a count and at most 8 bytes per copied row of >= 2 values */
+	return 3 * GT_VARINT_MAX + 4 * n + (n * w + 7) / 8 + (n * cbits + 7) / 8;
 }
 
 /* Install the block's mode byte @b (k and sign mode). */
@@ -376,11 +413,139 @@ static unsigned block_mode(const struct hx_ctx *c, const void *src, size_t n)
 	return k | (sg == 3 ? HX_SIGN_MIXED : sg == 2 ? HX_SIGN_NEG : HX_SIGN_POS) << 6;
 }
 
-static int hx_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
-			  void *meta, size_t meta_cap, size_t *meta_len_ret)
+/* Room for @n values in c->scratch. */
+static int hx_scratch(struct hx_ctx *c, size_t n)
 {
-	struct hx_ctx *c = hx(ctx);
-	unsigned char *const m = meta;
+	const size_t w = gt_dtype_size(c->dt);
+	unsigned char *p;
+
+	if (n < 1)
+		n = 1;
+	if (n > SIZE_MAX / w)
+		return GT_ERR(OVERFLOW);
+	if (n * w <= c->scratch_cap)
+		return 0;
+	p = realloc(c->scratch, n * w);
+	if (!p)
+		return GT_ERR(NOMEM);
+	c->scratch = p;
+	c->scratch_cap = n * w;
+	return 0;
+}
+
+/*
+ * The bits of a plain block of the @n values at @src: its meta (mode
+ * byte and table, *@tlen_ret bytes of table) and its values (exact,
+ * gt_huff_cost; byte padding left out); UINT64_MAX when a static table
+ * cannot code them.
+ */
+static uint64_t plain_cost(struct hx_ctx *c, const void *src, size_t n,
+			   size_t *tlen_ret)
+{
+	const struct gt_huff_table *t = &c->table;
+	unsigned char buf[GT_HUFF_SAVE_MAX];
+	uint64_t bits, esc;
+	size_t tlen = 0;
+
+	gt_huff_hist_init(&c->hist, c->dt);
+	gt_huff_hist(&c->hist, src, n);
+	if (!c->fixed) {
+		if (gt_huff_build(&c->ztab, &c->hist, c->maxlen, c->method, 0) < 0 ||
+		    gt_huff_save(&c->ztab, buf, sizeof(buf), &tlen) < 0)
+			return UINT64_MAX;
+		t = &c->ztab;
+	}
+	*tlen_ret = tlen;
+	if (gt_huff_cost(t, &c->hist, &bits, &esc) < 0)
+		return UINT64_MAX;
+	return bits + 8 * (1 + (uint64_t)tlen);
+}
+
+/* With GT_ZS_COPIES in c->zs.flags: the copies of the whole block taken
+ * as one chunk, their list's bytes added to *@zb. */
+static int copies_of_block(struct hx_ctx *c, const void *src, size_t n,
+			   size_t *zb)
+{
+	unsigned char buf[3 * GT_VARINT_MAX];
+	size_t len;
+
+	if (!(c->zs.flags & GT_ZS_COPIES))
+		return 0;
+	GT_TRY(gt_zs_find_copies(&c->zs, 0, src, n, c->dt));
+	/* the list's exact bytes, one copy at a time */
+	for (size_t i = 0; i < c->zs.ncopy; i++) {
+		len = (size_t)gt_varint_put(buf, c->zs.copy[i]) +
+		      (size_t)gt_varint_put(buf, 2 * (uint64_t)(c->zs.copy[i] - c->zs.from[i]));
+		*zb += len;
+	}
+	*zb += 1;
+	return 0;
+}
+
+/*
+ * Whether to code the block at @src with its zero structure, and with
+ * which bitmaps: the one of plain, rows, columns, both that costs the
+ * fewest bits (plain on a tie), counting the bitmaps and a varint of up
+ * to 3 bytes per chunk of the default size.  Dense blocks return at
+ * gt_zs_find(), which leaves at the first value of a row that is not
+ * +0.0.  Sets c->zmode, c->zs and, when chosen, the kept values in
+ * c->scratch (*@kept_ret of them).
+ */
+static int hx_zs_choose(struct hx_ctx *c, const void *src, size_t n,
+			size_t meta_cap, size_t *kept_ret)
+{
+	static const unsigned tries[7] = { GT_ZS_ROWS, GT_ZS_COLS,
+		GT_ZS_ROWS | GT_ZS_COLS, GT_ZS_COPIES, GT_ZS_ROWS | GT_ZS_COPIES,
+		GT_ZS_COLS | GT_ZS_COPIES, GT_ZS_ROWS | GT_ZS_COLS | GT_ZS_COPIES };
+	const size_t w = gt_dtype_size(c->dt);
+	const uint64_t qbits = 24 * ((uint64_t)n / GT_CHUNK_DEFAULT + 1);
+	size_t tlen, zb, m;
+	uint64_t best, cost;
+	unsigned all, pick = 0;
+	int rc;
+
+	c->zmode = 0;
+	*kept_ret = n;
+	if (!c->row_len)
+		return 0;
+	rc = gt_zs_find(&c->zs, src, n, c->dt, c->row_len);
+	if (rc == GT_ERR(INVAL) || (rc >= 0 && !c->zs.flags))
+		return 0;
+	GT_TRY(rc);
+	GT_TRY(hx_scratch(c, n));
+	all = c->zs.flags | GT_ZS_COPIES;
+	best = plain_cost(c, src, n, &tlen);
+	for (unsigned k = 0; k < 7; k++) {
+		if ((tries[k] & all) != tries[k])
+			continue;
+		c->zs.flags = tries[k];
+		zb = 1 + gt_zs_size(&c->zs);
+		GT_TRY(copies_of_block(c, src, n, &zb));
+		m = gt_zs_gather(&c->zs, 0, src, n, w, c->scratch);
+		cost = plain_cost(c, c->scratch, m, &tlen);
+		if (cost == UINT64_MAX || zb + 1 + tlen > meta_cap)
+			continue;
+		if (cost + 8 * zb + qbits < best) {
+			best = cost + 8 * zb + qbits;
+			pick = tries[k];
+		}
+	}
+	if (!pick)
+		return 0;
+	/* the table is of every kept value: a row copied in the whole block
+	 * may be coded in a chunk that does not hold its source */
+	c->zs.flags = pick & ~GT_ZS_COPIES;
+	*kept_ret = gt_zs_gather(&c->zs, 0, src, n, w, c->scratch);
+	c->zs.flags = pick;
+	c->zmode = 1;
+	return 0;
+}
+
+/* The plain block meta of the @n values at @src at @m: the mode byte and
+ * (unless the table is static) the block's table. */
+static int plain_begin(struct hx_ctx *c, const void *src, size_t n,
+		       unsigned char *m, size_t meta_cap, size_t *meta_len_ret)
+{
 	size_t tlen = 0;
 
 	*meta_len_ret = 0;
@@ -405,12 +570,34 @@ static int hx_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	return 0;
 }
 
-static int hx_block_load(struct gt_codec_ctx *ctx, const void *meta,
-			 size_t meta_len)
+static int hx_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			  void *meta, size_t meta_cap, size_t *meta_len_ret)
 {
 	struct hx_ctx *c = hx(ctx);
-	const unsigned char *const m = meta;
+	unsigned char *const m = meta;
+	size_t zlen = 0, kept = n, len;
+	const void *vals = src;
 
+	*meta_len_ret = 0;
+	c->zsrc = src;
+	c->zn = n;
+	c->zbegun = 1;
+	GT_TRY(hx_zs_choose(c, src, n, meta_cap, &kept));
+	if (c->zmode) {
+		vals = c->scratch;
+		m[0] = HX_ZS_MARK;
+		GT_TRY(gt_zs_save(&c->zs, m + 1, meta_cap - 1, &zlen));
+		zlen++;
+	}
+	GT_TRY(plain_begin(c, vals, kept, m + zlen, meta_cap - zlen, &len));
+	*meta_len_ret = zlen + len;
+	return 0;
+}
+
+/* The mode byte and table part of a block's meta (after any zero
+ * structure). */
+static int plain_load(struct hx_ctx *c, const unsigned char *m, size_t meta_len)
+{
 	int rc;
 
 	if (!meta_len || (c->fixed && meta_len != 1))
@@ -430,6 +617,30 @@ static int hx_block_load(struct gt_codec_ctx *ctx, const void *meta,
 	if (rc < 0)
 		c->ready = 0;
 	return rc;
+}
+
+static int hx_block_load(struct gt_codec_ctx *ctx, const void *meta,
+			 size_t meta_len)
+{
+	struct hx_ctx *c = hx(ctx);
+	const unsigned char *m = meta;
+	size_t used = 0;
+	int rc;
+
+	if (!c->zbegun)
+		c->zsrc = NULL; /* not the block this context began */
+	c->zbegun = 0;
+	c->zmode = meta_len && m[0] == HX_ZS_MARK;
+	if (c->zmode) {
+		rc = gt_zs_load(&c->zs, m + 1, meta_len - 1, &used);
+		if (rc < 0) {
+			c->zmode = 0;
+			c->ready = c->fixed;
+			return rc == GT_ERR(NOMEM) ? rc : GT_ERR(CORRUPT);
+		}
+		used++;
+	}
+	return plain_load(c, m + used, meta_len - used);
 }
 
 /* ---- encoding ------------------------------------------------------------- */
@@ -668,10 +879,9 @@ static size_t enc_f32(const struct hx_ctx *c, const unsigned char *src,
 }
 
 
-static int hx_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
+static int enc_plain(struct hx_ctx *c, const void *src, size_t n,
 		     void *dst, size_t dst_cap, size_t *dst_len_ret)
 {
-	struct hx_ctx *const c = hx(ctx);
 	unsigned char hdr[GT_VARINT_MAX];
 	unsigned char *const out = dst;
 	struct gt_bitw cw, mw;
@@ -957,10 +1167,9 @@ static int dec_f32(const struct hx_ctx *c, struct gt_bitr *cr,
 	return dec_f32_at(c, cr, mp_ret, mend, dst, n, i_ret, 1);
 }
 
-static int hx_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
+static int dec_plain(struct hx_ctx *c, const void *src, size_t src_len,
 		     void *dst, size_t n)
 {
-	struct hx_ctx *c = hx(ctx);
 	const unsigned char *p = src, *const end = p + src_len, *mp;
 	const unsigned w = c->wbits;
 	struct gt_bitr cr, mr;
@@ -997,6 +1206,69 @@ static int hx_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 	if (rc < 0)
 		return rc;
 	return left || rc2 < 0 ? GT_ERR(CORRUPT) : 0;
+}
+
+/*
+ * A chunk of a zero-structure block: varint q, the index in the block of
+ * its first value, then the plain chunk of its kept values.
+ */
+static int hx_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
+		     void *dst, size_t dst_cap, size_t *dst_len_ret)
+{
+	struct hx_ctx *const c = hx(ctx);
+	const size_t w = gt_dtype_size(c->dt);
+	const uintptr_t at = (uintptr_t)src, base = (uintptr_t)c->zsrc;
+	unsigned char *const out = dst;
+	size_t q, hlen, m, len;
+
+	*dst_len_ret = 0;
+	if (!c->zmode)
+		return enc_plain(c, src, n, dst, dst_cap, dst_len_ret);
+	/* the chunk must lie in the memory block_begin was given */
+	if (!c->zsrc || at < base || (at - base) % w || (at - base) / w > c->zn ||
+	    n > c->zn - (at - base) / w)
+		return GT_ERR(INVAL);
+	q = (at - base) / w;
+	GT_TRY(hx_scratch(c, n));
+	if (dst_cap < GT_VARINT_MAX)
+		return GT_ERR(DST_TOO_SMALL);
+	hlen = (size_t)gt_varint_put(out, q);
+	if (c->zs.flags & GT_ZS_COPIES) {
+		GT_TRY(gt_zs_find_copies(&c->zs, q, src, n, c->dt));
+		GT_TRY(gt_zs_copies_save(&c->zs, q, out + hlen, dst_cap - hlen, &len));
+		hlen += len;
+	}
+	m = gt_zs_gather(&c->zs, q, src, n, w, c->scratch);
+	GT_TRY(enc_plain(c, c->scratch, m, out + hlen, dst_cap - hlen, &len));
+	*dst_len_ret = hlen + len;
+	return 0;
+}
+
+static int hx_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
+		     void *dst, size_t n)
+{
+	struct hx_ctx *c = hx(ctx);
+	const unsigned char *p = src, *const end = p + src_len;
+	const size_t w = gt_dtype_size(c->dt);
+	const uint64_t span = (uint64_t)c->zs.nrows * c->zs.row_len;
+	uint64_t q;
+	size_t m, used;
+
+	if (!c->zmode)
+		return dec_plain(c, src, src_len, dst, n);
+	GT_TRY(gt_varint_get(&p, end, &q));
+	if (q > span || n > span - q)
+		return GT_ERR(CORRUPT);
+	if (c->zs.flags & GT_ZS_COPIES) {
+		GT_TRY(gt_zs_copies_load(&c->zs, (size_t)q, n, p, (size_t)(end - p), &used));
+		p += used;
+	}
+	m = gt_zs_kept(&c->zs, (size_t)q, n);
+	GT_TRY(hx_scratch(c, m));
+	GT_TRY(dec_plain(c, p, (size_t)(end - p), c->scratch, m));
+	gt_zs_scatter(&c->zs, (size_t)q, c->scratch, n, w, dst);
+	gt_zs_apply_copies(&c->zs, (size_t)q, dst, c->dt);
+	return 0;
 }
 
 const struct gt_codec gt_codec_huffexp = {

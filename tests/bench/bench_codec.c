@@ -509,7 +509,7 @@ static enum gt_isa bench_isa; /* --isa, or gt_isa_best() */
 static int bench_gt(struct data *d, const char *spec, int reps, struct result *r)
 {
 	const struct gt_codec *codec;
-	struct gt_codec_params p = { GT_DT_F32, "", NULL, 0, NULL };
+	struct gt_codec_params p = { GT_DT_F32, "", NULL, 0, NULL, 0 };
 	struct gctx g;
 	double tc[MAX_REPEAT], td[MAX_REPEAT];
 	struct gt_diag dg = { "" };

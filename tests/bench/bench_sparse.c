@@ -75,7 +75,7 @@ static void bench(const char *spec, const float *v, size_t n, int reps)
 {
 	const struct gt_codec *c;
 	const char *opts;
-	struct gt_codec_params p = { GT_DT_F32, NULL, NULL, 0, NULL };
+	struct gt_codec_params p = { GT_DT_F32, NULL, NULL, 0, NULL, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d;
 	double enc[64], dec[64];

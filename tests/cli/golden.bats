@@ -3,7 +3,11 @@
 # tests/golden/compress.sha256 was recorded: every sample x every codec,
 # gcomp's modes and huffexp --table-refresh (gen-compress.sh makes the list),
 # and every block's payload is the one the gtool before the library and
-# format 1.1 work wrote (payloads.sha256)
+# format 1.1 work wrote (payloads.sha256), but for the lines rewritten
+# with format 1.2 where huffexp codes a tensor (huffexp itself, and the
+# tensors other than gradients that every lossy codec leaves to it) whose
+# all-zero columns (the digits' blank pixels) it now codes as a bitmap,
+# where that costs fewer bits
 
 bats_require_minimum_version 1.5.0
 

@@ -36,7 +36,7 @@ static void same_on_every_isa(struct gt_codec_ctx *ctx, const struct gt_codec *c
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct gt_codec_params p = { GT_DT_F32, NULL, NULL, 0, NULL };
+	struct gt_codec_params p = { GT_DT_F32, NULL, NULL, 0, NULL, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	const struct gt_codec *c;
 	struct gt_diag d;

@@ -48,7 +48,7 @@ static void optim_of(const uint8_t *h, struct gt_optim *o)
 static int encode(const char *opts, const struct gt_optim *o, float *const v[4], size_t n,
 		  int states, unsigned char *out, size_t cap, size_t *len, size_t *meta)
 {
-	struct gt_codec_params p = { GT_DT_F32, opts, NULL, 0, o };
+	struct gt_codec_params p = { GT_DT_F32, opts, NULL, 0, o, 0 };
 	const struct gt_codec_aux aux = { .param = v[1],
 					  .state = { states ? v[2] : NULL, states ? v[3] : NULL } };
 	struct gt_codec_ctx *ctx = NULL;
@@ -74,7 +74,7 @@ static int decodes(const char *mode, const unsigned char *buf, size_t meta, size
 		   size_t n)
 {
 	char opts[64];
-	struct gt_codec_params p = { GT_DT_F32, opts, NULL, 0, NULL };
+	struct gt_codec_params p = { GT_DT_F32, opts, NULL, 0, NULL, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d = { "" };
 	float *back = malloc(n * sizeof(float) + 1);

@@ -21,7 +21,7 @@ static const unsigned char table[] = {
 static void decode(const uint8_t *data, size_t size, enum gt_dtype dt,
 		   const void *tb, size_t tb_len, const void *meta, size_t mlen)
 {
-	const struct gt_codec_params p = { dt, "", tb, tb_len, NULL };
+	const struct gt_codec_params p = { dt, "", tb, tb_len, NULL, 0 };
 	struct gt_codec_ctx *c = NULL;
 	size_t n;
 	void *dst;

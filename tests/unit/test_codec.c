@@ -33,7 +33,7 @@ static void test_registry(void)
 
 static void test_options(void)
 {
-	struct gt_codec_params p = { GT_DT_F32, "level=19", NULL, 0, NULL };
+	struct gt_codec_params p = { GT_DT_F32, "level=19", NULL, 0, NULL, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d;
 	char canon[64];
@@ -69,7 +69,7 @@ static void test_options(void)
 static void round_trip(const char *name, const char *opts, enum gt_dtype dt,
 		       const void *src, size_t n)
 {
-	struct gt_codec_params p = { dt, opts, NULL, 0, NULL };
+	struct gt_codec_params p = { dt, opts, NULL, 0, NULL, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	const size_t w = gt_dtype_size(dt);
 	struct gt_diag d;

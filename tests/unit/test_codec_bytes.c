@@ -74,7 +74,7 @@ static int digest(const char *spec, const char *dtype, enum gt_isa isa, uint64_t
 	const char *colon = strchr(spec, ':');
 	char name[32];
 	const struct gt_codec_params p = { dtype ? gt_dtype_from_name(dtype) : GT_DT_F32,
-					   colon ? colon + 1 : "", NULL, 0, NULL };
+					   colon ? colon + 1 : "", NULL, 0, NULL, 0 };
 	const size_t w = gt_dtype_size(p.dtype);
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d;
@@ -152,7 +152,7 @@ static void test_golden(void)
 
 static struct gt_codec_ctx *make_tfp(const char *opts, enum gt_isa isa)
 {
-	const struct gt_codec_params p = { GT_DT_F32, opts, NULL, 0, NULL };
+	const struct gt_codec_params p = { GT_DT_F32, opts, NULL, 0, NULL, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d;
 

@@ -21,7 +21,7 @@ static const unsigned lev32[4] = { 0, 6, 12, 18 };
 static struct gt_codec_ctx *make(enum gt_dtype dt, const char *opts,
 				 const struct gt_optim *o)
 {
-	struct gt_codec_params p = { dt, opts, NULL, 0, o };
+	struct gt_codec_params p = { dt, opts, NULL, 0, o, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d = { "" };
 
@@ -241,7 +241,7 @@ static void code_tensor(struct gt_source *s, const struct gt_trace *tr, size_t k
 	}
 	{
 		/* lossless huffexp on the same blocks and chunks */
-		struct gt_codec_params hp = { GT_DT_F32, "", NULL, 0, NULL };
+		struct gt_codec_params hp = { GT_DT_F32, "", NULL, 0, NULL, 0 };
 		struct gt_codec_ctx *h1 = NULL, *h2 = NULL;
 		struct gt_diag d;
 		struct coded cd;
@@ -565,7 +565,7 @@ static void test_options(void)
 		{ "maxlen=16", "maxlen" }, { "method=x", "method" }, { "speed=1", "speed" },
 		{ "levels=0,1,2,a", "levels" },
 	};
-	struct gt_codec_params p = { GT_DT_F32, NULL, NULL, 0, NULL };
+	struct gt_codec_params p = { GT_DT_F32, NULL, NULL, 0, NULL, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d = { "" };
 	struct gt_optim o = sgd(0.1);
@@ -848,7 +848,7 @@ static void test_bound(void)
 {
 	const size_t n = 5000;
 	struct gt_codec_ctx *enc = make(GT_DT_F32, "mode=multi-quant,maxlen=15,method=gcomp", NULL);
-	struct gt_codec_params sp = { GT_DT_F32, NULL, NULL, 0, NULL };
+	struct gt_codec_params sp = { GT_DT_F32, NULL, NULL, 0, NULL, 0 };
 	float *src = malloc(n * 4), *param = malloc(n * 4);
 	unsigned char meta[GT_CODEC_META_MAX], *dst;
 	struct gt_codec_aux aux = { .param = param, .state = { NULL, NULL } };
@@ -891,7 +891,7 @@ static void test_bound(void)
 /* Whether this CPU runs gcomp's AVX-512 kernels (isa=avx512 accepted). */
 static int have_avx512(void)
 {
-	struct gt_codec_params p = { GT_DT_F32, "isa=avx512", NULL, 0, NULL };
+	struct gt_codec_params p = { GT_DT_F32, "isa=avx512", NULL, 0, NULL, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d = { "" };
 	const int rc = gt_codec_new(gt_codec_find("gcomp"), &p, &ctx, &d);

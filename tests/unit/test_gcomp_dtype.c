@@ -60,7 +60,7 @@ static const void *arr(const struct vals *v)
 static size_t code(const struct gt_optim *o, const char *opts, const struct vals *g,
 		   const struct gt_codec_aux *aux, struct vals *back)
 {
-	const struct gt_codec_params p = { g->dt, opts, NULL, 0, o };
+	const struct gt_codec_params p = { g->dt, opts, NULL, 0, o, 0 };
 	struct gt_codec_ctx *enc = NULL, *dec = NULL;
 	unsigned char meta[GT_CODEC_META_MAX], *buf;
 	struct gt_diag d = { "" };
@@ -68,7 +68,7 @@ static size_t code(const struct gt_optim *o, const char *opts, const struct vals
 
 	CHECK_RC(gt_codec_new(gt_codec_find("gcomp"), &p, &enc, &d), 0);
 	CHECK_RC(gt_codec_new(gt_codec_find("gcomp"), &(struct gt_codec_params){ g->dt, opts,
-					NULL, 0, NULL }, &dec, &d), 0);
+					NULL, 0, NULL, 0 }, &dec, &d), 0);
 	bound = gt_codec_bound(enc, g->n);
 	buf = malloc(bound);
 	CHECK_RC(gt_codec_block_begin(enc, g->raw, g->n, meta, sizeof(meta), &ml), 0);
@@ -199,7 +199,7 @@ static void test_f16_refused(void)
 	const struct gt_optim o = { .kind = GT_OPT_ADAMW, .lr = 1e-3, .beta1 = 0.9,
 				    .beta2 = 0.999, .eps = 1e-8, .t = 1,
 				    .have = GT_HP_LR | GT_HP_BETA1 | GT_HP_BETA2 | GT_HP_EPS };
-	const struct gt_codec_params p = { GT_DT_F16, "mode=exact", NULL, 0, &o };
+	const struct gt_codec_params p = { GT_DT_F16, "mode=exact", NULL, 0, &o, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d = { "" };
 
@@ -213,7 +213,7 @@ static void test_f16_refused(void)
 static void test_f64_needs_param64(void)
 {
 	const struct gt_optim o = { .kind = GT_OPT_SGD, .lr = 0.1, .t = 1, .have = GT_HP_LR };
-	const struct gt_codec_params p = { GT_DT_F64, "mode=exact", NULL, 0, &o };
+	const struct gt_codec_params p = { GT_DT_F64, "mode=exact", NULL, 0, &o, 0 };
 	const double g[2] = { 1e-3, -2e-3 };
 	const float th[2] = { 1, 1 };
 	const struct gt_codec_aux aux = { .param = th };

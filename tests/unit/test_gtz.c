@@ -81,7 +81,7 @@ static int write_file(const char *path, const struct tensor *ts, size_t nt,
 		rc = gt_gtz_write_group(w, &g, &d);
 	for (size_t k = 0; k < nt && rc >= 0; k++) {
 		struct gt_gtz_coding c = { gt_codec_find(codec),
-					   { ts[k].dt, opts, NULL, 0, NULL }, block, chunk };
+					   { ts[k].dt, opts, NULL, 0, NULL, 0 }, block, chunk };
 		struct gt_tensor_info ti;
 		struct gt_attr attr;
 		int64_t ival = (int64_t)k + 100;
@@ -242,7 +242,7 @@ static int write_one(const char *path, enum gt_dtype dt, const void *v, size_t n
 		     const char *codec, const char *opts, uint32_t block, uint32_t chunk)
 {
 	struct gt_gtz_writer *w = NULL;
-	struct gt_gtz_coding c = { gt_codec_find(codec), { dt, opts, NULL, 0, NULL }, block, chunk };
+	struct gt_gtz_coding c = { gt_codec_find(codec), { dt, opts, NULL, 0, NULL, 0 }, block, chunk };
 	struct gt_tensor_info ti = { 0 };
 	struct gt_diag d;
 	int rc;
@@ -632,7 +632,7 @@ static void test_hostile_bytes(void)
 static void test_unknown_count_and_refusals(void)
 {
 	struct gt_gtz_writer *w = NULL;
-	struct gt_gtz_coding c = { gt_codec_find("zstd"), { GT_DT_F32, "level=1", NULL, 0, NULL }, 0, 0 };
+	struct gt_gtz_coding c = { gt_codec_find("zstd"), { GT_DT_F32, "level=1", NULL, 0, NULL, 0 }, 0, 0 };
 	struct gt_tensor_info ti = { 0 };
 	struct gt_diag d;
 	float v[100] = { 1.5f };

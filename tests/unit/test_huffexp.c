@@ -96,7 +96,7 @@ static void roundtrip(struct gt_codec_ctx *enc, struct gt_codec_ctx *dec,
 static struct gt_codec_ctx *mk(enum gt_dtype dt, const char *opts,
 			       const void *table, size_t table_len)
 {
-	const struct gt_codec_params p = { dt, opts, table, table_len, NULL };
+	const struct gt_codec_params p = { dt, opts, table, table_len, NULL, 0 };
 	struct gt_codec_ctx *c = NULL;
 	struct gt_diag d;
 
@@ -131,6 +131,145 @@ static void test_roundtrips(void)
 		}
 		free(buf);
 	}
+}
+
+static struct gt_codec_ctx *mk_rows(enum gt_dtype dt, size_t row_len)
+{
+	const struct gt_codec_params p = { dt, "", NULL, 0, NULL, row_len };
+	struct gt_codec_ctx *c = NULL;
+	struct gt_diag d;
+
+	CHECK_RC(gt_codec_new(gt_codec_find("huffexp"), &p, &c, &d), 0);
+	return c;
+}
+
+/*
+ * Code the block at @src in chunks of @cv values read from the block's
+ * memory, decode each with @dec (exact-size buffers), compare; the bytes
+ * (meta and chunks) are returned and the first meta byte in *@mode.
+ */
+static size_t block_rt(struct gt_codec_ctx *enc, struct gt_codec_ctx *dec,
+		       enum gt_dtype dt, const void *src, size_t n, size_t cv,
+		       unsigned *mode)
+{
+	const size_t w = gt_dtype_size(dt), bound = gt_codec_bound(enc, cv);
+	unsigned char meta[GT_CODEC_META_MAX];
+	unsigned char *dst = malloc(bound), *back = malloc(n * w + 1);
+	size_t mlen = 0, total;
+
+	CHECK_RC(gt_codec_block_begin(enc, src, n, meta, sizeof(meta), &mlen), 0);
+	CHECK_RC(gt_codec_block_load(enc, meta, mlen), 0);
+	CHECK_RC(gt_codec_block_load(dec, meta, mlen), 0);
+	*mode = mlen ? meta[0] : 0;
+	total = mlen;
+	for (size_t q = 0; q < n; q += cv) {
+		const size_t m = n - q < cv ? n - q : cv;
+		unsigned char *exact;
+		size_t len = 0;
+
+		CHECK_RC(gt_codec_encode(enc, (const unsigned char *)src + q * w, m, dst,
+					 bound, &len), 0);
+		exact = malloc(len ? len : 1);
+		memcpy(exact, dst, len);
+		CHECK_RC(gt_codec_decode(dec, exact, len, back + q * w, m), 0);
+		free(exact);
+		total += len;
+	}
+	CHECK(!memcmp(back, src, n * w));
+	free(back);
+	free(dst);
+	return total;
+}
+
+/* @rows x @R gradient-like values; rows zero with probability @pr %,
+ * columns @pc %, and every @dup-th row a copy (or negation) of another. */
+static void fill_rows(void *buf, enum gt_dtype dt, size_t rows, size_t R,
+		      unsigned pr, unsigned pc, unsigned dup)
+{
+	const size_t w = gt_dtype_size(dt);
+	unsigned char *b = buf, *zc = malloc(R);
+
+	fill(buf, dt, rows * R, 8);
+	for (size_t c = 0; c < R; c++)
+		zc[c] = check_rand() % 100 < pc;
+	for (size_t r = 0; r < rows; r++) {
+		const int zr = check_rand() % 100 < pr;
+
+		for (size_t c = 0; c < R; c++)
+			if (zr || zc[c])
+				gt_fp_store(buf, dt, r * R + c, 0);
+		if (dup && r && r % dup == 0 && !zr) {
+			const size_t s = check_rand() % r;
+
+			memcpy(b + r * R * w, b + s * R * w, R * w);
+			for (size_t c = 0; r % 2 && c < R; c++)
+				if (!zc[c])
+					b[(r * R + c) * w + w - 1] ^= 0x80;
+		}
+	}
+	free(zc);
+}
+
+/* Sparse structured blocks: the structure is chosen and round trips in
+ * any chunking; dense blocks: never chosen, the bytes of a context
+ * without rows. */
+static void test_zero_structure(void)
+{
+	const size_t Rs[] = { 2, 5, 16, 64, 300 }, rows[] = { 3, 17, 100 };
+
+	for (unsigned d = 0; d < 4; d++)
+		for (unsigned a = 0; a < 5; a++)
+			for (unsigned b = 0; b < 3; b++) {
+				const size_t R = Rs[a], n = rows[b] * R;
+				void *buf = malloc(n * 8);
+				struct gt_codec_ctx *e = mk_rows(dts[d], R), *x = mk(dts[d], "", NULL, 0);
+				struct gt_codec_ctx *p = mk(dts[d], "", NULL, 0);
+				size_t zs, plain;
+				unsigned mode, pmode;
+
+				fill_rows(buf, dts[d], rows[b], R, 70, 50, 3);
+				zs = block_rt(e, x, dts[d], buf, n, n, &mode);
+				plain = block_rt(p, x, dts[d], buf, n, n, &pmode);
+				/* the cost leaves out each stream's byte padding */
+				CHECK(zs <= plain + 2);
+				if (R >= 16 && rows[b] == 100 && !(mode == 0xff && zs < plain)) {
+					fprintf(stderr, "dt %u R %zu rows %zu: %zu >= %zu\n", d, R, rows[b], zs, plain);
+					CHECK(mode == 0xff && zs < plain);
+				}
+				(void)block_rt(e, x, dts[d], buf, n, 64, &mode);
+				(void)block_rt(e, x, dts[d], buf, n, 3 * R + 1, &mode);
+				roundtrip(e, x, dts[d], buf, n, 1);
+				/* dense: the plain bytes */
+				fill_rows(buf, dts[d], rows[b], R, 0, 0, 0);
+				fill(buf, dts[d], n, 4);
+				zs = block_rt(e, x, dts[d], buf, n, 64, &mode);
+				plain = block_rt(p, x, dts[d], buf, n, 64, &pmode);
+				CHECK(mode != 0xff && mode == pmode && zs == plain);
+				gt_codec_free(e);
+				gt_codec_free(x);
+				gt_codec_free(p);
+				free(buf);
+			}
+}
+
+/* A chunk not in the memory block_begin was given is refused. */
+static void test_zero_structure_misuse(void)
+{
+	float v[64 * 16] = { 0 }, other[64];
+	unsigned char meta[GT_CODEC_META_MAX], out[4096];
+	struct gt_codec_ctx *e = mk_rows(GT_DT_F32, 64);
+	size_t mlen, len;
+
+	/* odd columns zero: coded as a column bitmap */
+	for (size_t i = 0; i < 64 * 16; i++)
+		v[i] = i % 2 ? 0.0f : (float)(i % 61) + 0.5f;
+	memcpy(other, v, sizeof(other));
+	CHECK_RC(gt_codec_block_begin(e, v, 64 * 16, meta, sizeof(meta), &mlen), 0);
+	CHECK(meta[0] == 0xff);
+	CHECK_RC(gt_codec_block_load(e, meta, mlen), 0);
+	CHECK_RC(gt_codec_encode(e, other, 64, out, sizeof(out), &len), GT_ERR(INVAL));
+	CHECK_RC(gt_codec_encode(e, v + 64, 64, out, sizeof(out), &len), 0);
+	gt_codec_free(e);
 }
 
 /* A static table built from other data: values escape. */
@@ -567,10 +706,10 @@ static void test_mode_corrupt(void)
 
 static void test_options(void)
 {
-	const struct gt_codec_params p = { GT_DT_F32, "maxlen=16", NULL, 0, NULL };
-	const struct gt_codec_params q = { GT_DT_F32, "method=x", NULL, 0, NULL };
+	const struct gt_codec_params p = { GT_DT_F32, "maxlen=16", NULL, 0, NULL, 0 };
+	const struct gt_codec_params q = { GT_DT_F32, "method=x", NULL, 0, NULL, 0 };
 	const unsigned char bad[] = { 1, 2, 12, 0, 0 };
-	const struct gt_codec_params r = { GT_DT_F32, "", bad, sizeof(bad), NULL };
+	const struct gt_codec_params r = { GT_DT_F32, "", bad, sizeof(bad), NULL, 0 };
 	struct gt_codec_ctx *c = NULL;
 	struct gt_diag d;
 	char buf[64];
@@ -598,5 +737,7 @@ int main(int argc, char **argv)
 	RUN(test_mode_edges);
 	RUN(test_mode_corrupt);
 	RUN(test_options);
+	RUN(test_zero_structure);
+	RUN(test_zero_structure_misuse);
 	return check_done("test_huffexp");
 }

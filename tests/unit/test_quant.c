@@ -16,7 +16,7 @@ static unsigned char buf[8 * MAXN + 64];
 
 static struct gt_codec_ctx *make(const char *name, enum gt_dtype dt, const char *opts)
 {
-	const struct gt_codec_params p = { dt, opts, NULL, 0, NULL };
+	const struct gt_codec_params p = { dt, opts, NULL, 0, NULL, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d;
 
@@ -274,9 +274,9 @@ static void test_tfp_seek(void)
 /* Other dtypes: their own pattern; bad options; exact sizes. */
 static void test_tfp_dtypes_options(void)
 {
-	const struct gt_codec_params p16 = { GT_DT_F16, "bits=17", NULL, 0, NULL };
-	const struct gt_codec_params pf = { GT_DT_F32, "bits=8,seed=2", NULL, 0, NULL };
-	const struct gt_codec_params pr = { GT_DT_F32, "round=up", NULL, 0, NULL };
+	const struct gt_codec_params p16 = { GT_DT_F16, "bits=17", NULL, 0, NULL, 0 };
+	const struct gt_codec_params pf = { GT_DT_F32, "bits=8,seed=2", NULL, 0, NULL, 0 };
+	const struct gt_codec_params pr = { GT_DT_F32, "round=up", NULL, 0, NULL, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	double x64[301], y64[301];
 	struct gt_diag d;
@@ -309,8 +309,8 @@ static void test_tfp_dtypes_options(void)
 /* rangeq as a codec: chunk range from the data, min=/max= clamp, dtype. */
 static void test_rangeq_codec(void)
 {
-	const struct gt_codec_params p16 = { GT_DT_F16, NULL, NULL, 0, NULL };
-	const struct gt_codec_params pm = { GT_DT_F32, "min=0.5", NULL, 0, NULL };
+	const struct gt_codec_params p16 = { GT_DT_F16, NULL, NULL, 0, NULL, 0 };
+	const struct gt_codec_params pm = { GT_DT_F32, "min=0.5", NULL, 0, NULL, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d;
 	int ok = 1;

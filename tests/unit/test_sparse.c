@@ -27,7 +27,7 @@ static void fill(float *v, size_t n)
 
 static struct gt_codec_ctx *ctx_of(const char *name, const char *opts, enum gt_dtype dt)
 {
-	struct gt_codec_params p = { dt, opts, NULL, 0, NULL };
+	struct gt_codec_params p = { dt, opts, NULL, 0, NULL, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d;
 
@@ -97,7 +97,7 @@ static void test_options(void)
 		{ "qsgd", "levels=255,seed=9", "levels=255,seed=9" },
 		{ "terngrad", "seed=2", "seed=2" },
 	};
-	struct gt_codec_params p = { GT_DT_F32, "", NULL, 0, NULL };
+	struct gt_codec_params p = { GT_DT_F32, "", NULL, 0, NULL, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d;
 	char canon[128];

@@ -9,6 +9,7 @@
 #include "../lib/gt_chunk.h"
 #include "../lib/gt_pool.h"
 #include "atomic.h"
+#include "fdpipe.h"
 #include "gtz_impl.h"
 #include "../lib/banned.h"
 
@@ -78,6 +79,7 @@ static int open_output(struct gt_gtz_writer *w, const char *path, int force,
 	if (!strcmp(path, "-")) {
 		w->f = stdout;
 		w->to_stdout = 1;
+		gt_fdpipe_widen(STDOUT_FILENO, GT_PIPE_BYTES);
 		return 0;
 	}
 	GT_TRY(gt_atomic_create(&w->out, path, force, &fd, d));

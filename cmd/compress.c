@@ -36,7 +36,7 @@ static const struct argp_option options[] = {
 	{ "table-refresh", OPT_REFRESH, "N", 0, "on a trace: rebuild the table every N steps from the steps before", 0 },
 	{ "output", 'o', "FILE", 0, "output file (default: INPUT.gtz; stdout for '-'); .h5/.hdf5: HDF5 with gtool's filter", 0 },
 	{ "force", 'f', NULL, 0, "overwrite an existing output file", 0 },
-	{ "threads", 'T', "N", 0, "worker threads (default: all cores); the output does not depend on it", 0 },
+	{ "threads", 'T', "N", 0, "coding threads (default: all cores; reading and writing run in one more thread each); the output does not depend on it", 0 },
 	{ "format", OPT_FORMAT, "KIND", 0, "input format: hdf5, npy, raw (default: from the file)", 0 },
 	{ "grads-only", OPT_GRADS_ONLY, NULL, 0, "on a trace, compress the gradients and leave the rest out", 0 },
 	{ "lossy-metadata", OPT_LOSSY_META, NULL, 0, "go on, with a warning, when an attribute, "

@@ -30,7 +30,7 @@ static const struct argp_option options[] = {
 	  "(default: INPUT without .gtz; stdout for '-')", 0 },
 	{ "format", OPT_FORMAT, "KIND", 0, "output format: hdf5, npy, raw", 0 },
 	{ "force", 'f', NULL, 0, "overwrite an existing output file", 0 },
-	{ "threads", 'T', "N", 0, "worker threads (default: all cores)", 0 },
+	{ "threads", 'T', "N", 0, "decoding threads (default: all cores; reading and writing run in one more thread each)", 0 },
 	{ "quiet", 'q', NULL, 0, "no progress or warnings", 0 },
 	{ "verbose", 'v', NULL, 0, "a line per tensor", 0 },
 	{ 0 }

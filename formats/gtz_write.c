@@ -336,36 +336,44 @@ static void release_tensor(struct gt_gtz_writer *w)
 }
 
 /* Buffers for as many blocks as there are workers. */
-static int alloc_slots(struct gt_gtz_writer *w)
+/* The buffers of slot @s. */
+static int alloc_slot(struct gt_gtz_writer *w, size_t s)
 {
 	const size_t bv = w->k.block_values;
+	struct wblock *b = &w->slot[s];
 
+	b->in = malloc(bv * w->k.width);
+	b->chunks = calloc(w->nchunks_max, sizeof(*b->chunks));
+	if (!b->in || !b->chunks)
+		return GT_ERR(NOMEM);
+	for (size_t i = 0; i < w->nchunks_max; i++) {
+		if (!(b->chunks[i].buf = malloc(w->k.chunk_bound)))
+			return GT_ERR(NOMEM);
+		if (!w->lossless &&
+		    !(b->chunks[i].back = malloc((size_t)w->k.chunk_values * w->k.width)))
+			return GT_ERR(NOMEM);
+	}
+	for (int a = 0; a < 3 && w->k.aux; a++)
+		if (!(b->aux[a] = malloc(bv * sizeof(float))) ||
+		    (w->k.width == 8 && !(b->aux64[a] = malloc(bv * sizeof(double)))))
+			return GT_ERR(NOMEM);
+	return 0;
+}
+
+/* Buffers for two sets of as many blocks as there are workers; the ring's
+ * last slot only when gt_gtz_write_from streams (many small tensors would
+ * allocate it for nothing). */
+static int alloc_slots(struct gt_gtz_writer *w)
+{
 	/* a set of one block a thread: the reading thread codes what is left
 	 * of the set before when it has filled this one */
 	w->nslots = w->threads;
 	w->slot = calloc(nring(w), sizeof(*w->slot));
 	if (!w->slot)
 		return GT_ERR(NOMEM);
-	w->nchunks_max = gtz_nchunks(&w->k, bv);
-	for (size_t s = 0; s < nring(w); s++) {
-		struct wblock *b = &w->slot[s];
-
-		b->in = malloc(bv * w->k.width);
-		b->chunks = calloc(w->nchunks_max, sizeof(*b->chunks));
-		if (!b->in || !b->chunks)
-			return GT_ERR(NOMEM);
-		for (size_t i = 0; i < w->nchunks_max; i++) {
-			if (!(b->chunks[i].buf = malloc(w->k.chunk_bound)))
-				return GT_ERR(NOMEM);
-			if (!w->lossless &&
-			    !(b->chunks[i].back = malloc((size_t)w->k.chunk_values * w->k.width)))
-				return GT_ERR(NOMEM);
-		}
-		for (int a = 0; a < 3 && w->k.aux; a++)
-			if (!(b->aux[a] = malloc(bv * sizeof(float))) ||
-			    (w->k.width == 8 && !(b->aux64[a] = malloc(bv * sizeof(double)))))
-				return GT_ERR(NOMEM);
-	}
+	w->nchunks_max = gtz_nchunks(&w->k, w->k.block_values);
+	for (size_t s = 0; s < 2 * w->nslots; s++)
+		GT_TRY(alloc_slot(w, s));
 	return 0;
 }
 
@@ -808,6 +816,19 @@ static void *write_main(void *arg)
 	return NULL;
 }
 
+/* One block or less: nothing to overlap, so no thread is started (a
+ * trace of many small tensors would start two a tensor). */
+static void run_inline(struct stream *j)
+{
+	pthread_mutex_lock(&j->mu);
+	read_block(j);
+	if (!j->eof)
+		read_block(j); /* nothing is left: the end */
+	pthread_mutex_unlock(&j->mu);
+	code_task(j, 0, 0);
+	write_main(j);
+}
+
 /* Start the reading and the writing thread, code on the pool's threads
  * (the caller's among them), join. */
 static void run_stream(struct stream *j)
@@ -835,6 +856,7 @@ int gt_gtz_write_from(struct gt_gtz_writer *w,
 		      void *arg, struct gt_diag *d)
 {
 	struct stream j;
+	int rc;
 
 	if (!w->open || w->k.aux || w->nfull || w->slot[w->cur * w->nslots].n ||
 	    w->nslots > GT_GTZ_THREADS_MAX)
@@ -847,7 +869,12 @@ int gt_gtz_write_from(struct gt_gtz_writer *w,
 	j.ring = nring(w);
 	pthread_mutex_init(&j.mu, NULL);
 	pthread_cond_init(&j.cv, NULL);
-	run_stream(&j);
+	if (w->count != GT_COUNT_UNKNOWN && w->count - w->seen <= w->k.block_values)
+		run_inline(&j);
+	else if (w->slot[j.ring - 1].in || (rc = alloc_slot(w, j.ring - 1)) >= 0)
+		run_stream(&j);
+	else
+		j.rc = gt_diag_set(&j.d, rc, "out of memory");
 	pthread_mutex_destroy(&j.mu);
 	pthread_cond_destroy(&j.cv);
 	for (size_t s = 0; s < j.ring; s++)

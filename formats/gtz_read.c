@@ -3,7 +3,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <zstd.h>
@@ -13,22 +12,6 @@
 #include "gtz_read.h"
 #include "source_impl.h"
 #include "../lib/banned.h"
-
-/*
- * The pages of a large new buffer at once, in one call: on a virtual
- * machine a fault a page costs more than the bytes (a block's buffers
- * are 4 MiB, a thousand pages).  Only a hint: a kernel without
- * MADV_POPULATE_WRITE (before 5.14) faults them in as before.
- */
-static void prefault(unsigned char *p, size_t len)
-{
-	const uintptr_t page = 4096;
-	const uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1);
-	const uintptr_t e = ((uintptr_t)p + len) & ~(page - 1);
-
-	if (len >= (1u << 20) && e > a)
-		(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
-}
 
 static int grow(unsigned char **p, size_t *cap_ret, size_t need)
 {
@@ -42,7 +25,7 @@ static int grow(unsigned char **p, size_t *cap_ret, size_t need)
 	q = realloc(*p, cap);
 	if (!q)
 		return GT_ERR(NOMEM);
-	prefault(q + *cap_ret, cap - *cap_ret);
+	gtz_prefault(q + *cap_ret, cap - *cap_ret);
 	*p = q;
 	*cap_ret = cap;
 	return 0;

@@ -44,7 +44,8 @@ static const struct argp_option options[] = {
 	{ "force", 'f', NULL, 0, "overwrite an existing output file", 0 },
 	{ "recursive", 'r', NULL, 0, "compress the files in each FOLDER and the folders below it "
 	  "(files already ending in .gtz are skipped)", 0 },
-	{ "threads", 'T', "N", 0, "worker threads (default and 0: all cores); the output does not depend on it", 0 },
+	{ "threads", 'T', "N", 0, "coding threads (default and 0: all cores; reading and writing run in one more thread each); "
+	  "the output does not depend on it", 0 },
 	{ "in-format", OPT_IN_FORMAT, "KIND", 0, "input file format: hdf5, npy, raw (default: from the file)", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0, "a report per file on standard output: json, csv, tsv "
 	  "or markdown (table: the summary lines only); hdf5, npy, raw: as --in-format", 0 },

@@ -44,7 +44,7 @@ static const struct argp_option options[] = {
 	  "say OK or the first error of each file", 0 },
 	{ "recursive", 'r', NULL, 0, "decompress the .gtz files in each FOLDER and the "
 	  "folders below it (other files are skipped)", 0 },
-	{ "threads", 'T', "N", 0, "worker threads (default and 0: all cores)", 0 },
+	{ "threads", 'T', "N", 0, "decoding threads (default and 0: all cores; reading and writing run in one more thread each)", 0 },
 	{ "quiet", 'q', NULL, 0, "no progress or warnings", 0 },
 	{ "verbose", 'v', NULL, 0, "a line per tensor", 0 },
 	{ 0 }

@@ -69,7 +69,7 @@ struct in_place {
 };
 
 /*
- * The writer's threads call this, one at a time, for the next block: read
+ * The writer's reading thread calls this for each block in turn: read
  * straight into it (a full block unless the data ends).
  */
 static int fill_block(void *arg, void *dst, size_t cap, size_t *got_ret)
@@ -96,8 +96,8 @@ static int fill_block(void *arg, void *dst, size_t cap, size_t *got_ret)
 	return 0;
 }
 
-/* Tensor @i straight into the writer's blocks, read, coded and written
- * by all of its threads at once. */
+/* Tensor @i straight into the writer's blocks: read, coded and written
+ * at once, each by threads of its own. */
 static int read_in_place(struct feed *f, size_t i)
 {
 	struct in_place p = { f, i };

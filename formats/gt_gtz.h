@@ -103,10 +103,13 @@ int gt_gtz_write_done(struct gt_gtz_writer *w, size_t n, struct gt_diag *d);
  * gt_gtz_write_from - all of the open tensor's values (or all that @fill
  * gives, for an unknown count), pulled through @fill(arg, dst, cap,
  * &got): it must fill up to @cap values (fewer only at the end; 0: the
- * end) or return < 0 having reported why.  Each of the writer's threads
- * reads a block, codes it while it is in its cache, and writes the blocks
- * out in order, so reading, coding and writing overlap.  Not for codecs
- * that need the optimizer context.  Call it right after gt_gtz_begin.
+ * end) or return < 0 having reported why.  A thread of its own calls
+ * @fill (one call at a time, in order) into a ring of 2 * threads + 1
+ * blocks, the writer's threads code the blocks read, and one more thread
+ * writes them out in order: reading, coding and writing overlap, with one
+ * coding thread too, and the output does not depend on the thread count.
+ * Not for codecs that need the optimizer context.  Call it right after
+ * gt_gtz_begin.
  * @return 0, GT_ERR(IO) when @fill failed, or the writer's errors.
  */
 #define GT_GTZ_THREADS_MAX 1024
@@ -185,10 +188,13 @@ const struct gt_gtz_tensor *gt_gtz_tensor(const struct gt_gtz_reader *r);
 const struct gt_object *gt_gtz_object(const struct gt_gtz_reader *r);
 /*
  * gt_gtz_read_all - the whole stream through callbacks, in file order,
- * instead of gt_gtz_next: each of the reader's threads reads the next
- * block, decodes and checks it while it is in its cache, and whichever
- * holds the block next in order hands it to @data.  The callbacks run one
- * at a time.  A callback's error (< 0, @d set) stops the reading.
+ * instead of gt_gtz_next: a thread of its own reads the records (a block
+ * into a ring of 2 * threads + 1), the reader's threads decode the blocks
+ * read, and one more thread checks each block and hands it to @data in
+ * order: reading, decoding and @data overlap, with one decoding thread
+ * too.  The callbacks run one at a time (from any of these threads), and
+ * none runs for a block before the blocks ahead of it are handed over.  A
+ * callback's error (< 0, @d set) stops the reading.
  * @return 0 once @eof returned, or the first error.
  */
 struct gt_gtz_callbacks {

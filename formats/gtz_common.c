@@ -1,10 +1,21 @@
 /* gtz_common.c - attributes and codec contexts, shared by the .gtz writer and reader */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "gtz_impl.h"
 #include "source_impl.h"
 #include "../lib/banned.h"
+
+void gtz_prefault(void *p, size_t len)
+{
+	const uintptr_t page = 4096;
+	const uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1);
+	const uintptr_t e = ((uintptr_t)p + len) & ~(page - 1);
+
+	if (len >= (1u << 20) && e > a)
+		(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+}
 
 const unsigned char gt_gtz_magic[4] = { 0x89, 'G', 'T', 'Z' };
 

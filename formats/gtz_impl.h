@@ -26,6 +26,15 @@ enum {
 #define ATTR_TYPED 3u            /* an attribute's type byte: a typed one (1.1) */
 #define BLOB_TYPE_MAX (1u << 16) /* an encoded HDF5 datatype */
 
+/*
+ * gtz_prefault - the pages of a new buffer of 1 MiB or more at once, in
+ * one call: on a virtual machine a fault a page costs more than the bytes
+ * (a block's buffers are 4 MiB, a thousand pages), the more so once the
+ * process has several threads.  Only a hint: a kernel without
+ * MADV_POPULATE_WRITE (before 5.14) faults them in as before.
+ */
+void gtz_prefault(void *p, size_t len);
+
 static inline uint32_t crc_of(uint32_t crc, const void *p, size_t n)
 {
 	return (uint32_t)crc32_z(crc, p, n);

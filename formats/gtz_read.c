@@ -25,6 +25,7 @@ static int grow(unsigned char **p, size_t *cap_ret, size_t need)
 	q = realloc(*p, cap);
 	if (!q)
 		return GT_ERR(NOMEM);
+	gtz_prefault(q + *cap_ret, cap - *cap_ret);
 	*p = q;
 	*cap_ret = cap;
 	return 0;
@@ -79,7 +80,7 @@ int gt_gtz_reader_open(FILE *f, unsigned threads, struct gt_gtz_reader **r_ret,
 	r->f = f;
 	r->off = 16;
 	r->threads = threads ? threads : 1;
-	r->slot = calloc(2 * (size_t)r->threads, sizeof(*r->slot));
+	r->slot = calloc(gtz_reader_slots(r), sizeof(*r->slot));
 	rc = r->slot ? gt_pool_new(r->threads, &r->pool) : GT_ERR(NOMEM);
 	if (rc < 0) {
 		free(r->slot);
@@ -115,7 +116,7 @@ void gt_gtz_reader_free(struct gt_gtz_reader *r)
 	clear_group(r);
 	gt_object_release(&r->obj);
 	gt_pool_free(r->pool);
-	for (unsigned s = 0; s < 2 * r->threads; s++) {
+	for (size_t s = 0; s < gtz_reader_slots(r); s++) {
 		free(r->slot[s].meta);
 		free(r->slot[s].chunks);
 		free(r->slot[s].payload);
@@ -770,7 +771,15 @@ void gt_gtz_last_record(const struct gt_gtz_reader *r, struct gt_gtz_record *rec
 	}
 }
 
-/* ---- the whole stream, block by block on every thread -------------------- */
+/* ---- the whole stream: a reading thread, the coding threads, a writing thread
+ *
+ * One thread reads the records in order, a block into the next free slot
+ * of the ring; the coding threads (-T) decode the blocks read; one more
+ * thread checks the decoded blocks and hands them to the caller in order.
+ * The reading and the writing thread do no coding: with one coding thread
+ * too, reading, decoding and writing overlap, and the slots are the only
+ * buffers (no byte is copied to go from one thread to the next).
+ */
 
 struct pull {
 	struct gt_gtz_reader *r;
@@ -778,115 +787,110 @@ struct pull {
 	void *arg;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	uint64_t next_seq, next_out;
-	uint64_t *held;  /* per slot: seq + 1 of the block it holds; 0 free */
-	uint64_t *bno;   /* per slot: its block number */
-	unsigned char *done;
-	int end, rc;
-	int holding;     /* a record that is not a block waits for the blocks before it */
-	struct gt_diag d;
+	size_t ring;
+	uint64_t next_seq;    /* blocks read */
+	uint64_t next_dec;    /* blocks a coding thread took */
+	uint64_t next_out;    /* blocks handed to the caller */
+	uint64_t *bno;        /* per slot: its block number */
+	unsigned char *done;  /* per slot: decoded */
+	int end;              /* nothing more is read: the end, or an error */
+	int rc;
+	struct gt_diag d;     /* the first error's */
+	struct gt_diag rd, wd; /* the reading and the writing thread's */
 };
 
-static void fail(struct pull *p, int rc)
+/* The first error stops every thread; the lock is held. */
+static void fail(struct pull *p, int rc, const struct gt_diag *d)
 {
-	if (p->rc >= 0)
+	if (p->rc >= 0) {
 		p->rc = rc < 0 ? rc : GT_ERR(CORRUPT);
+		p->d = *d;
+	}
 	p->end = 1;
 	pthread_cond_broadcast(&p->cv);
 }
 
-/* Hand the decoded blocks that are next in order to the caller. */
-static void deliver(struct pull *p)
-{
-	const size_t ring = 2 * (size_t)p->r->threads;
-
-	for (;;) {
-		const size_t slot = (size_t)(p->next_out % ring);
-		struct rblock *b = &p->r->slot[slot];
-		int rc;
-
-		if (p->held[slot] != p->next_out + 1 || !p->done[slot])
-			return;
-		rc = p->rc < 0 ? 0 : check_block(p->r, b, p->bno[slot], &p->d);
-		if (rc >= 0 && p->rc >= 0)
-			rc = p->cb->data(p->arg, b->out, (size_t)b->values, &p->d);
-		if (rc < 0)
-			fail(p, rc);
-		p->held[slot] = 0;
-		p->done[slot] = 0;
-		p->next_out++;
-	}
-}
-
-/* Any record but a block: after every block before it is out. */
+/* Any record but a block: after every block before it is out (so the
+ * coders are idle when a tensor header sets them up anew); lock held. */
 static int other_record(struct pull *p, unsigned tag, size_t len)
 {
 	struct gt_gtz_reader *r = p->r;
 	enum gt_gtz_event ev = GT_GTZ_DATA;
-	int rc;
 
-	/* no other thread reads on until this record is done */
-	p->holding = 1;
 	while (p->next_out != p->next_seq && p->rc >= 0)
 		pthread_cond_wait(&p->cv, &p->mu);
-	p->holding = 0;
-	pthread_cond_broadcast(&p->cv);
 	if (p->rc < 0)
 		return p->rc;
-	rc = dispatch(r, tag, len, &ev, &p->d);
-	if (rc < 0)
-		return rc;
+	GT_TRY(dispatch(r, tag, len, &ev, &p->rd));
 	switch (ev) {
-	case GT_GTZ_GROUP: return p->cb->group(p->arg, &r->group, &p->d);
-	case GT_GTZ_TENSOR: return p->cb->tensor(p->arg, &r->t, &p->d);
-	case GT_GTZ_TENSOR_END: return p->cb->end(p->arg, &r->t, &p->d);
+	case GT_GTZ_GROUP: return p->cb->group(p->arg, &r->group, &p->rd);
+	case GT_GTZ_TENSOR: return p->cb->tensor(p->arg, &r->t, &p->rd);
+	case GT_GTZ_TENSOR_END: return p->cb->end(p->arg, &r->t, &p->rd);
 	case GT_GTZ_EOF:
 		p->end = 1;
-		return p->cb->eof(p->arg, &p->d);
+		pthread_cond_broadcast(&p->cv);
+		return p->cb->eof(p->arg, &p->rd);
 	case GT_GTZ_OBJECT:
-		return p->cb->object ? p->cb->object(p->arg, &r->obj, &p->d) : 0;
+		return p->cb->object ? p->cb->object(p->arg, &r->obj, &p->rd) : 0;
 	case GT_GTZ_DATA: break;
 	}
 	return 0;
 }
 
-/* Read the next record; a block goes into a free slot (returned). */
-static struct rblock *take(struct pull *p, size_t *slot_ret)
+/* The reading thread's step: the next record, a block into the next free
+ * slot (read without the lock: the slot is no other thread's). */
+static int read_next(struct pull *p)
 {
 	struct gt_gtz_reader *r = p->r;
-	const size_t ring = 2 * (size_t)r->threads;
+	const size_t slot = (size_t)(p->next_seq % p->ring);
+	uint64_t bno;
 	unsigned tag;
-	size_t len, slot;
+	size_t len;
 	int rc;
 
-	for (;;) {
-		if (p->end || p->rc < 0)
-			return NULL;
-		slot = (size_t)(p->next_seq % ring);
-		if (p->held[slot] || p->holding) {
-			pthread_cond_wait(&p->cv, &p->mu);
-			continue;
-		}
-		rc = gtz_read_record(r, &tag, &len, &p->d);
-		if (rc >= 0 && tag == TAG_BLOCK && r->open) {
-			p->bno[slot] = r->blocks;
-			rc = add_offset(r, r->rec_off);
-			if (rc >= 0)
-				rc = gtz_read_block(r, len, &r->slot[slot], &p->d);
-			if (rc >= 0) {
-				p->held[slot] = ++p->next_seq;
-				*slot_ret = slot;
-				return &r->slot[slot];
-			}
-		} else if (rc >= 0) {
-			rc = other_record(p, tag, len);
-		}
-		if (rc < 0)
-			fail(p, rc);
+	while (p->next_seq - p->next_out == p->ring && p->rc >= 0)
+		pthread_cond_wait(&p->cv, &p->mu);
+	if (p->rc < 0)
+		return p->rc;
+	pthread_mutex_unlock(&p->mu);
+	rc = gtz_read_record(r, &tag, &len, &p->rd);
+	if (rc < 0 || tag != TAG_BLOCK || !r->open) {
+		pthread_mutex_lock(&p->mu);
+		return rc < 0 ? rc : other_record(p, tag, len);
 	}
+	bno = r->blocks;
+	rc = add_offset(r, r->rec_off);
+	if (rc < 0)
+		rc = gt_diag_set(&p->rd, rc, "out of memory");
+	else
+		rc = gtz_read_block(r, len, &r->slot[slot], &p->rd);
+	pthread_mutex_lock(&p->mu);
+	if (rc >= 0) {
+		p->bno[slot] = bno;
+		p->next_seq++;
+		pthread_cond_broadcast(&p->cv);
+	}
+	return rc;
 }
 
-static void pull_task(void *arg, size_t t, unsigned worker)
+static void *reader_main(void *arg)
+{
+	struct pull *p = arg;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->end) {
+		const int rc = read_next(p);
+
+		if (rc < 0)
+			fail(p, rc, &p->rd);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* A coding thread: decode the blocks read, any order; the writing thread
+ * puts them back in order. */
+static void decode_task(void *arg, size_t t, unsigned worker)
 {
 	struct pull *p = arg;
 	struct gt_gtz_reader *r = p->r;
@@ -894,11 +898,15 @@ static void pull_task(void *arg, size_t t, unsigned worker)
 	(void)t;
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
+		struct rblock *b;
 		size_t slot;
-		struct rblock *b = take(p, &slot);
 
-		if (!b)
+		while (p->next_dec == p->next_seq && !p->end && p->rc >= 0)
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (p->rc < 0 || p->next_dec == p->next_seq)
 			break;
+		slot = (size_t)(p->next_dec++ % p->ring);
+		b = &r->slot[slot];
 		pthread_mutex_unlock(&p->mu);
 		b->rc = prepare_out(r, b);
 		if (b->rc >= 0 && !b->raw)
@@ -907,17 +915,71 @@ static void pull_task(void *arg, size_t t, unsigned worker)
 			decode_chunk(r, b, i, worker);
 		pthread_mutex_lock(&p->mu);
 		p->done[slot] = 1;
-		deliver(p);
 		pthread_cond_broadcast(&p->cv);
 	}
-	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
+}
+
+/* The writing thread: each decoded block in order, checked, to the caller
+ * (without the lock: the caller's write may wait on a pipe). */
+static void *writer_main(void *arg)
+{
+	struct pull *p = arg;
+	struct gt_gtz_reader *r = p->r;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		const size_t slot = (size_t)(p->next_out % p->ring);
+		const struct rblock *b = &r->slot[slot];
+		int rc;
+
+		while (p->rc >= 0 && !(p->next_out < p->next_seq && p->done[slot]) &&
+		       !(p->end && p->next_out == p->next_seq))
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (p->rc < 0 || p->next_out == p->next_seq)
+			break;
+		pthread_mutex_unlock(&p->mu);
+		rc = check_block(r, &r->slot[slot], p->bno[slot], &p->wd);
+		if (rc >= 0)
+			rc = p->cb->data(p->arg, b->out, (size_t)b->values, &p->wd);
+		pthread_mutex_lock(&p->mu);
+		if (rc < 0)
+			fail(p, rc, &p->wd);
+		p->done[slot] = 0;
+		p->next_out++;
+		pthread_cond_broadcast(&p->cv);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* Start the reading and the writing thread, decode on the pool's threads
+ * (the caller's among them), join. */
+static int run_pull(struct pull *p)
+{
+	pthread_t rt, wt;
+	const int have_r = !pthread_create(&rt, NULL, reader_main, p);
+	const int have_w = have_r && !pthread_create(&wt, NULL, writer_main, p);
+
+	if (!have_w) {
+		struct gt_diag d;
+
+		gt_diag_set(&d, GT_ERR(NOMEM), "cannot start a thread");
+		pthread_mutex_lock(&p->mu);
+		fail(p, GT_ERR(NOMEM), &d);
+		pthread_mutex_unlock(&p->mu);
+	}
+	gt_pool_run(p->r->pool, p->r->threads, decode_task, p);
+	if (have_r)
+		pthread_join(rt, NULL);
+	if (have_w)
+		pthread_join(wt, NULL);
+	return p->rc;
 }
 
 int gt_gtz_read_all(struct gt_gtz_reader *r, const struct gt_gtz_callbacks *cb,
 		    void *arg, struct gt_diag *d)
 {
-	const size_t ring = 2 * (size_t)r->threads;
 	struct pull p;
 
 	if (r->off != 16 || r->scan)
@@ -926,21 +988,20 @@ int gt_gtz_read_all(struct gt_gtz_reader *r, const struct gt_gtz_callbacks *cb,
 	p.r = r;
 	p.cb = cb;
 	p.arg = arg;
-	p.held = calloc(ring, sizeof(*p.held));
-	p.bno = calloc(ring, sizeof(*p.bno));
-	p.done = calloc(ring, 1);
-	if (!p.held || !p.bno || !p.done) {
+	p.ring = gtz_reader_slots(r);
+	p.bno = calloc(p.ring, sizeof(*p.bno));
+	p.done = calloc(p.ring, 1);
+	if (!p.bno || !p.done) {
 		p.rc = gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
 	} else {
 		pthread_mutex_init(&p.mu, NULL);
 		pthread_cond_init(&p.cv, NULL);
-		gt_pool_run(r->pool, r->threads, pull_task, &p);
+		run_pull(&p);
 		pthread_mutex_destroy(&p.mu);
 		pthread_cond_destroy(&p.cv);
 		if (p.rc < 0)
 			*d = p.d;
 	}
-	free(p.held);
 	free(p.bno);
 	free(p.done);
 	return p.rc;

@@ -46,7 +46,7 @@ struct gt_gtz_reader {
 	uint64_t seen, blocks;  /* parsed so far */
 	unsigned char *body;    /* the last record's body */
 	size_t body_cap;
-	/* 2 * threads blocks: gt_gtz_read_all's ring; gt_gtz_next uses slot 0 */
+	/* gtz_reader_slots() blocks: gt_gtz_read_all's ring; gt_gtz_next uses slot 0 */
 	struct rblock *slot;
 	/* the offsets of the blocks read, to check against the index */
 	uint64_t *offsets;
@@ -55,6 +55,13 @@ struct gt_gtz_reader {
 	unsigned last_tag;      /* of the last record read */
 	uint64_t index_off;     /* of the index record, once read */
 };
+
+/* gt_gtz_read_all's ring: two blocks a coding thread (one decoded, one
+ * waiting) and one more that the reading thread fills meanwhile. */
+static inline size_t gtz_reader_slots(const struct gt_gtz_reader *r)
+{
+	return 2 * (size_t)r->threads + 1;
+}
 
 int gtz_read_record(struct gt_gtz_reader *r, unsigned *tag, size_t *len_ret,
 		    struct gt_diag *d);

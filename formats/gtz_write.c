@@ -9,6 +9,7 @@
 #include "../lib/gt_chunk.h"
 #include "../lib/gt_pool.h"
 #include "atomic.h"
+#include "fdpipe.h"
 #include "gtz_impl.h"
 #include "../lib/banned.h"
 
@@ -60,7 +61,7 @@ struct gt_gtz_writer {
 	 * Two sets of nslots blocks: the workers code one set while this
 	 * thread reads into the other, then writes the coded set out.
 	 */
-	struct wblock *slot;    /* 2 * nslots */
+	struct wblock *slot;    /* nring(): 2 * nslots + 1 */
 	size_t nslots, nfull;   /* blocks a set; filled in the current set */
 	unsigned cur;           /* the set being filled */
 	size_t inflight;        /* blocks of the other set being coded */
@@ -78,6 +79,7 @@ static int open_output(struct gt_gtz_writer *w, const char *path, int force,
 	if (!strcmp(path, "-")) {
 		w->f = stdout;
 		w->to_stdout = 1;
+		gt_fdpipe_widen(STDOUT_FILENO, GT_PIPE_BYTES);
 		return 0;
 	}
 	GT_TRY(gt_atomic_create(&w->out, path, force, &fd, d));
@@ -299,12 +301,19 @@ static void put_tensor_header(struct gt_buf *b, uint32_t index,
 	gtz_put_attrs(b, &t->attrs);
 }
 
+/* The slots: two sets of nslots, and one more that gt_gtz_write_from's
+ * reading thread fills while the two sets are coded and written. */
+static size_t nring(const struct gt_gtz_writer *w)
+{
+	return 2 * w->nslots + 1;
+}
+
 static void release_tensor(struct gt_gtz_writer *w)
 {
 	if (w->inflight)
 		gt_pool_wait(w->pool);
 	w->inflight = 0;
-	for (size_t s = 0; w->slot && s < 2 * w->nslots; s++) {
+	for (size_t s = 0; w->slot && s < nring(w); s++) {
 		struct wblock *b = &w->slot[s];
 
 		for (size_t i = 0; b->chunks && i < w->nchunks_max; i++) {
@@ -327,36 +336,44 @@ static void release_tensor(struct gt_gtz_writer *w)
 }
 
 /* Buffers for as many blocks as there are workers. */
-static int alloc_slots(struct gt_gtz_writer *w)
+/* The buffers of slot @s. */
+static int alloc_slot(struct gt_gtz_writer *w, size_t s)
 {
 	const size_t bv = w->k.block_values;
+	struct wblock *b = &w->slot[s];
 
+	b->in = malloc(bv * w->k.width);
+	b->chunks = calloc(w->nchunks_max, sizeof(*b->chunks));
+	if (!b->in || !b->chunks)
+		return GT_ERR(NOMEM);
+	for (size_t i = 0; i < w->nchunks_max; i++) {
+		if (!(b->chunks[i].buf = malloc(w->k.chunk_bound)))
+			return GT_ERR(NOMEM);
+		if (!w->lossless &&
+		    !(b->chunks[i].back = malloc((size_t)w->k.chunk_values * w->k.width)))
+			return GT_ERR(NOMEM);
+	}
+	for (int a = 0; a < 3 && w->k.aux; a++)
+		if (!(b->aux[a] = malloc(bv * sizeof(float))) ||
+		    (w->k.width == 8 && !(b->aux64[a] = malloc(bv * sizeof(double)))))
+			return GT_ERR(NOMEM);
+	return 0;
+}
+
+/* Buffers for two sets of as many blocks as there are workers; the ring's
+ * last slot only when gt_gtz_write_from streams (many small tensors would
+ * allocate it for nothing). */
+static int alloc_slots(struct gt_gtz_writer *w)
+{
 	/* a set of one block a thread: the reading thread codes what is left
 	 * of the set before when it has filled this one */
 	w->nslots = w->threads;
-	w->slot = calloc(2 * w->nslots, sizeof(*w->slot));
+	w->slot = calloc(nring(w), sizeof(*w->slot));
 	if (!w->slot)
 		return GT_ERR(NOMEM);
-	w->nchunks_max = gtz_nchunks(&w->k, bv);
-	for (size_t s = 0; s < 2 * w->nslots; s++) {
-		struct wblock *b = &w->slot[s];
-
-		b->in = malloc(bv * w->k.width);
-		b->chunks = calloc(w->nchunks_max, sizeof(*b->chunks));
-		if (!b->in || !b->chunks)
-			return GT_ERR(NOMEM);
-		for (size_t i = 0; i < w->nchunks_max; i++) {
-			if (!(b->chunks[i].buf = malloc(w->k.chunk_bound)))
-				return GT_ERR(NOMEM);
-			if (!w->lossless &&
-			    !(b->chunks[i].back = malloc((size_t)w->k.chunk_values * w->k.width)))
-				return GT_ERR(NOMEM);
-		}
-		for (int a = 0; a < 3 && w->k.aux; a++)
-			if (!(b->aux[a] = malloc(bv * sizeof(float))) ||
-			    (w->k.width == 8 && !(b->aux64[a] = malloc(bv * sizeof(double)))))
-				return GT_ERR(NOMEM);
-	}
+	w->nchunks_max = gtz_nchunks(&w->k, w->k.block_values);
+	for (size_t s = 0; s < 2 * w->nslots; s++)
+		GT_TRY(alloc_slot(w, s));
 	return 0;
 }
 
@@ -668,10 +685,13 @@ int gt_gtz_write_done(struct gt_gtz_writer *w, size_t n, struct gt_diag *d)
 }
 
 /*
- * gt_gtz_write_from: every thread reads a block (one at a time, under the
- * lock, so the source is read in order), codes it while it is still in its
- * cache, and writes out whatever blocks are next in order; the blocks of
- * the two sets of slots form a ring, a slot reused once its block is out.
+ * gt_gtz_write_from: one thread reads the source block by block into the
+ * free slots of a ring, the coding threads (-T) code the blocks read, and
+ * one more thread writes the coded blocks out in order.  The reading and
+ * the writing thread do no coding: with one coding thread too, reading,
+ * coding and writing overlap, and the slots are the only buffers.  A
+ * block's bytes depend on its values alone, so the output is the same for
+ * every thread count.
  */
 struct stream {
 	struct gt_gtz_writer *w;
@@ -679,68 +699,61 @@ struct stream {
 	void *arg;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	uint64_t next_seq, next_write;
-	uint64_t held[2 * GT_GTZ_THREADS_MAX]; /* slot: seq + 1 it holds; 0 free */
-	unsigned char coded[2 * GT_GTZ_THREADS_MAX];
+	size_t ring;
+	uint64_t next_seq, next_code, next_write; /* blocks read, taken, written */
+	unsigned char coded[2 * GT_GTZ_THREADS_MAX + 1];
 	int eof, rc;
 	struct gt_diag d;
 };
 
-/* Write the coded blocks that are next in order; the lock is held. */
-static void drain_written(struct stream *j)
-{
-	const size_t ring = 2 * j->w->nslots;
-
-	for (;;) {
-		const size_t slot = (size_t)(j->next_write % ring);
-
-		if (j->held[slot] != j->next_write + 1 || !j->coded[slot])
-			return;
-		if (j->rc >= 0)
-			j->rc = write_block(j->w, &j->w->slot[slot], &j->d);
-		j->w->slot[slot].n = 0;
-		j->held[slot] = 0;
-		j->coded[slot] = 0;
-		j->next_write++;
-	}
-}
-
-/* Read the next block into a free slot; returns it, or NULL at the end. */
-static struct wblock *take_block(struct stream *j, size_t *slot_ret)
+/* The reading thread's step: fill the next free slot (without the lock:
+ * no other thread uses it); the lock is held around. */
+static void read_block(struct stream *j)
 {
 	struct gt_gtz_writer *w = j->w;
-	const size_t ring = 2 * w->nslots;
-	size_t slot, cap, got = 0;
-	struct wblock *b;
+	const size_t slot = (size_t)(j->next_seq % j->ring);
+	struct wblock *b = &w->slot[slot];
+	size_t cap = w->k.block_values, got = 0;
+	int rc = 0;
 
-	for (;;) {
-		if (j->eof || j->rc < 0)
-			return NULL;
-		slot = (size_t)(j->next_seq % ring);
-		if (!j->held[slot])
-			break;
+	while (j->next_seq - j->next_write == j->ring && j->rc >= 0)
 		pthread_cond_wait(&j->cv, &j->mu);
+	if (j->rc < 0) {
+		j->eof = 1;
+		return;
 	}
-	b = &w->slot[slot];
-	cap = w->k.block_values;
 	if (w->count != GT_COUNT_UNKNOWN && cap > w->count - w->seen)
 		cap = (size_t)(w->count - w->seen);
-	if (cap && j->fill(j->arg, b->in, cap, &got) < 0)
-		j->rc = GT_ERR(IO);
-	if (!got || j->rc < 0) {
+	pthread_mutex_unlock(&j->mu);
+	if (cap)
+		rc = j->fill(j->arg, b->in, cap, &got);
+	pthread_mutex_lock(&j->mu);
+	if (rc < 0 && j->rc >= 0)
+		j->rc = GT_ERR(IO); /* the fill function said why */
+	if (!got || rc < 0) {
 		j->eof = 1;
-		pthread_cond_broadcast(&j->cv);
-		return NULL;
+	} else {
+		b->n = got;
+		b->first = w->seen;
+		w->seen += got;
+		j->next_seq++;
 	}
-	b->n = got;
-	b->first = w->seen;
-	w->seen += got;
-	j->held[slot] = ++j->next_seq;
-	*slot_ret = slot;
-	return b;
+	pthread_cond_broadcast(&j->cv);
 }
 
-static void stream_task(void *arg, size_t t, unsigned worker)
+static void *read_main(void *arg)
+{
+	struct stream *j = arg;
+
+	pthread_mutex_lock(&j->mu);
+	while (!j->eof)
+		read_block(j);
+	pthread_mutex_unlock(&j->mu);
+	return NULL;
+}
+
+/* A coding thread: code the blocks read, any order. */
+static void code_task(void *arg, size_t t, unsigned worker)
 {
 	struct stream *j = arg;
 	struct gt_codec_ctx *ctx = j->w->k.ctx[worker];
@@ -748,11 +761,15 @@ static void stream_task(void *arg, size_t t, unsigned worker)
 	(void)t;
 	pthread_mutex_lock(&j->mu);
 	for (;;) {
+		struct wblock *b;
 		size_t slot;
-		struct wblock *b = take_block(j, &slot);
 
-		if (!b)
+		while (j->next_code == j->next_seq && !j->eof && j->rc >= 0)
+			pthread_cond_wait(&j->cv, &j->mu);
+		if (j->rc < 0 || j->next_code == j->next_seq)
 			break;
+		slot = (size_t)(j->next_code++ % j->ring);
+		b = &j->w->slot[slot];
 		pthread_mutex_unlock(&j->mu);
 		b->rc = begin_block(b, ctx);
 		for (size_t i = 0; i < gtz_nchunks(&j->w->k, b->n) && b->rc >= 0; i++)
@@ -761,10 +778,77 @@ static void stream_task(void *arg, size_t t, unsigned worker)
 			finish_block(j->w, b);
 		pthread_mutex_lock(&j->mu);
 		j->coded[slot] = 1;
-		drain_written(j);
 		pthread_cond_broadcast(&j->cv);
 	}
 	pthread_mutex_unlock(&j->mu);
+}
+
+/* The writing thread: the coded blocks in order (without the lock: the
+ * write may wait on a pipe). */
+static void *write_main(void *arg)
+{
+	struct stream *j = arg;
+
+	pthread_mutex_lock(&j->mu);
+	for (;;) {
+		const size_t slot = (size_t)(j->next_write % j->ring);
+		struct gt_diag d = { "" };
+		int rc;
+
+		while (j->rc >= 0 && !(j->next_write < j->next_seq && j->coded[slot]) &&
+		       !(j->eof && j->next_write == j->next_seq))
+			pthread_cond_wait(&j->cv, &j->mu);
+		if (j->rc < 0 || j->next_write == j->next_seq)
+			break;
+		pthread_mutex_unlock(&j->mu);
+		rc = write_block(j->w, &j->w->slot[slot], &d);
+		pthread_mutex_lock(&j->mu);
+		if (rc < 0 && j->rc >= 0) {
+			j->rc = rc;
+			j->d = d;
+		}
+		j->w->slot[slot].n = 0;
+		j->coded[slot] = 0;
+		j->next_write++;
+		pthread_cond_broadcast(&j->cv);
+	}
+	pthread_mutex_unlock(&j->mu);
+	return NULL;
+}
+
+/* One block or less: nothing to overlap, so no thread is started (a
+ * trace of many small tensors would start two a tensor). */
+static void run_inline(struct stream *j)
+{
+	pthread_mutex_lock(&j->mu);
+	read_block(j);
+	if (!j->eof)
+		read_block(j); /* nothing is left: the end */
+	pthread_mutex_unlock(&j->mu);
+	code_task(j, 0, 0);
+	write_main(j);
+}
+
+/* Start the reading and the writing thread, code on the pool's threads
+ * (the caller's among them), join. */
+static void run_stream(struct stream *j)
+{
+	pthread_t rt, wt;
+	const int have_r = !pthread_create(&rt, NULL, read_main, j);
+	const int have_w = have_r && !pthread_create(&wt, NULL, write_main, j);
+
+	if (!have_w) {
+		pthread_mutex_lock(&j->mu);
+		j->rc = gt_diag_set(&j->d, GT_ERR(NOMEM), "cannot start a thread");
+		j->eof = 1;
+		pthread_cond_broadcast(&j->cv);
+		pthread_mutex_unlock(&j->mu);
+	}
+	gt_pool_run(j->w->pool, j->w->threads, code_task, j);
+	if (have_r)
+		pthread_join(rt, NULL);
+	if (have_w)
+		pthread_join(wt, NULL);
 }
 
 int gt_gtz_write_from(struct gt_gtz_writer *w,
@@ -772,6 +856,7 @@ int gt_gtz_write_from(struct gt_gtz_writer *w,
 		      void *arg, struct gt_diag *d)
 {
 	struct stream j;
+	int rc;
 
 	if (!w->open || w->k.aux || w->nfull || w->slot[w->cur * w->nslots].n ||
 	    w->nslots > GT_GTZ_THREADS_MAX)
@@ -781,12 +866,18 @@ int gt_gtz_write_from(struct gt_gtz_writer *w,
 	j.w = w;
 	j.fill = fill;
 	j.arg = arg;
+	j.ring = nring(w);
 	pthread_mutex_init(&j.mu, NULL);
 	pthread_cond_init(&j.cv, NULL);
-	gt_pool_run(w->pool, w->threads, stream_task, &j);
+	if (w->count != GT_COUNT_UNKNOWN && w->count - w->seen <= w->k.block_values)
+		run_inline(&j);
+	else if (w->slot[j.ring - 1].in || (rc = alloc_slot(w, j.ring - 1)) >= 0)
+		run_stream(&j);
+	else
+		j.rc = gt_diag_set(&j.d, rc, "out of memory");
 	pthread_mutex_destroy(&j.mu);
 	pthread_cond_destroy(&j.cv);
-	for (size_t s = 0; s < 2 * w->nslots; s++)
+	for (size_t s = 0; s < j.ring; s++)
 		w->slot[s].n = 0;
 	if (j.rc == GT_ERR(IO) && !*j.d.msg)
 		return GT_ERR(IO); /* the fill function said why */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "fdpipe.h"
 #include "sink_impl.h"
 #include "source_impl.h"
 #include "../lib/banned.h"
@@ -30,8 +31,10 @@ static int open_target(struct gt_sink *s, struct gt_diag *d)
 	int fd = -1;
 
 	if (s->to_stdout) {
-		if (s->ops->uses_file)
+		if (s->ops->uses_file) {
 			s->f = stdout;
+			gt_fdpipe_widen(STDOUT_FILENO, GT_PIPE_BYTES);
+		}
 		return 0;
 	}
 	GT_TRY(gt_atomic_create(&s->at, s->path, s->force, &fd, d));

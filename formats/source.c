@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fdpipe.h"
 #include "source_impl.h"
 #include "../lib/banned.h"
 
@@ -157,6 +158,7 @@ static int open_input(struct gt_source *s, FILE **f_ret, unsigned char *peek,
 
 	if (!f)
 		return gt_diag_set(d, GT_ERR(IO), "%s", strerror(errno));
+	gt_fdpipe_widen(fileno(f), GT_PIPE_BYTES); /* a pipe: fewer waits */
 	if (!is_stdin && fstat(fileno(f), &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			fclose(f);

@@ -73,6 +73,35 @@ echo "compress   -T 1: $(mbps "$size256" "$t1") MB/s  -T 2: $(mbps "$size256" "$
 echo "decompress -T 1: $(mbps "$size256" "$d1") MB/s  -T 2: $(mbps "$size256" "$d2") MB/s  speed-up $(echo "scale=2; $d1 / $d2" | bc -l)"
 
 echo
+echo "== 3b. pipes: gtool -T 1 against zstd through '| cat > /dev/null' (wall time, median of $reps,"
+echo "   the four command lines run in turn each round; target: ratio to zstd <= 1.00)"
+"$build/dump_grads" 64 $traces > "$work/grads64.f32"
+size64=$(stat -c %s "$work/grads64.f32")
+gtool compress -q -f -T 1 --dtype f32 "$work/grads64.f32" -o "$work/p.gtz"
+zstd -q -f -1 "$work/grads64.f32" -o "$work/p.zst"
+pipes="cat $work/grads64.f32 | gtool compress -q -T 1 --dtype f32 - -o - | cat > /dev/null
+cat $work/grads64.f32 | zstd -q -1 -T1 -c | cat > /dev/null
+gtool decompress -q -T 1 -o - $work/p.gtz | cat > /dev/null
+zstd -q -d -c $work/p.zst | cat > /dev/null"
+i=0
+while [ $i -lt "$reps" ]; do
+	k=0
+	echo "$pipes" | while IFS= read -r cmd; do
+		seconds sh -c "$cmd" >> "$work/pipe$k.s"
+		k=$((k + 1))
+	done
+	i=$((i + 1))
+done
+ms() { echo "scale=0; $1 * 1000 / 1" | bc -l; }
+pc=$(median < "$work/pipe0.s"); zc=$(median < "$work/pipe1.s")
+pd=$(median < "$work/pipe2.s"); zd=$(median < "$work/pipe3.s")
+echo "$pipes" | sed -n 1p
+echo "   $(ms "$pc") ms ($(mbps "$size64" "$pc") MB/s); zstd -1: $(ms "$zc") ms; ratio $(echo "scale=2; $pc / $zc" | bc -l)"
+echo "$pipes" | sed -n 3p
+echo "   $(ms "$pd") ms ($(mbps "$size64" "$pd") MB/s); zstd -d: $(ms "$zd") ms; ratio $(echo "scale=2; $pd / $zd" | bc -l)"
+rm -f "$work"/pipe?.s "$work/p.gtz" "$work/p.zst" "$work/grads64.f32"
+
+echo
 echo "== 4. sizes: every sample trace, huffexp .gtz against zstd -19 of the same file"
 printf '%-26s %10s %10s %10s %8s\n' trace bytes huffexp zstd-19 ratio
 for f in samples/*.h5; do

@@ -434,6 +434,80 @@ static void test_threads_do_not_change_bytes(void)
 	free(b);
 }
 
+/* gt_gtz_write_from: a fill function in place of gt_gtz_write. */
+struct feed {
+	const struct tensor *t;
+	size_t at, calls, fail_at; /* fail_at: the call that fails (0: none) */
+};
+
+static int feed_fill(void *arg, void *dst, size_t cap, size_t *got_ret)
+{
+	struct feed *f = arg;
+	const size_t w8 = gt_dtype_size(f->t->dt);
+	const size_t n = f->t->n - f->at < cap ? f->t->n - f->at : cap;
+
+	if (++f->calls == f->fail_at)
+		return -1;
+	memcpy(dst, (const char *)f->t->data + f->at * w8, n * w8);
+	f->at += n;
+	*got_ret = n;
+	return 0;
+}
+
+/* ts[0..2] through gt_gtz_write_from into @path; the rc. */
+static int stream_file(const char *path, unsigned threads, size_t fail_at)
+{
+	struct gt_gtz_writer *w = NULL;
+	struct gt_group_info g = { (char *)(uintptr_t)"/step_000001", { NULL, 0 } };
+	struct gt_diag d;
+	int rc = gt_gtz_writer_open(path, 1, threads, &w, &d);
+
+	if (rc >= 0)
+		rc = gt_gtz_write_group(w, &g, &d);
+	for (size_t k = 0; k < 3 && rc >= 0; k++) {
+		struct gt_gtz_coding c = { gt_codec_find("huffexp"),
+					   { ts[k].dt, "", NULL, 0, NULL }, 1024, 128 };
+		struct feed f = { &ts[k], 0, 0, k == 0 ? fail_at : 0 };
+		struct gt_tensor_info ti;
+		struct gt_attr attr;
+		int64_t ival = (int64_t)k + 100;
+
+		make_info(&ti, &ts[k], &attr, &ival);
+		rc = gt_gtz_begin(w, &ti, &c, &d);
+		if (rc >= 0)
+			rc = gt_gtz_write_from(w, feed_fill, &f, &d);
+		if (rc >= 0)
+			rc = gt_gtz_end(w, &d);
+	}
+	if (rc >= 0)
+		rc = gt_gtz_writer_commit(w, &d);
+	gt_gtz_writer_free(w);
+	return rc;
+}
+
+/* The reading, coding and writing threads give gt_gtz_write's bytes for
+ * every thread count; a failing fill stops it with GT_ERR(IO) and leaves
+ * no file. */
+static void test_write_from(void)
+{
+	static const unsigned threads[] = { 1, 2, 3, 5 };
+	size_t l1, ln;
+	unsigned char *a, *b;
+
+	CHECK_RC(write_file(path_of("wf.gtz"), ts, 3, "huffexp", "", 1, 1024, 128), 0);
+	a = slurp(path_of("wf.gtz"), &l1);
+	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
+		CHECK_RC(stream_file(path_of("wf_s.gtz"), threads[t], 0), 0);
+		b = slurp(path_of("wf_s.gtz"), &ln);
+		CHECK(a && b && l1 == ln && !memcmp(a, b, l1));
+		free(b);
+		unlink(path_of("wf_s.gtz"));
+		CHECK_RC(stream_file(path_of("wf_s.gtz"), threads[t], 3), GT_ERR(IO));
+		CHECK(access(path_of("wf_s.gtz"), F_OK) != 0);
+	}
+	free(a);
+}
+
 static void test_source_random_access(void)
 {
 	const char *p = path_of("src.gtz");
@@ -600,6 +674,47 @@ static void test_read_all(void)
 	free(good);
 }
 
+/* A data callback that fails on its third call. */
+static int cb_data_fail(void *arg, const void *v, size_t n, struct gt_diag *d)
+{
+	struct expect *e = arg;
+
+	(void)v;
+	(void)n;
+	if (++e->at == 3)
+		return gt_diag_set(d, GT_ERR(IO), "write error: stop here");
+	e->bad += e->at > 3;
+	return 0;
+}
+
+/* An error of the caller's stops gt_gtz_read_all: its code and message
+ * come back, and nothing more is handed over after it. */
+static void test_read_all_stops(void)
+{
+	static const unsigned threads[] = { 1, 2, 3 };
+	static const struct gt_gtz_callbacks cb = { cb_group, cb_tensor, cb_data_fail,
+						    cb_end, cb_eof, NULL };
+	const char *p = path_of("stop.gtz");
+
+	CHECK_RC(write_file(p, ts, 1, "huffexp", "", 1, 256, 64), 0);
+	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
+		FILE *f = fopen(p, "rb");
+		struct gt_gtz_reader *r = NULL;
+		struct gt_diag d = { "" };
+		struct expect e;
+
+		memset(&e, 0, sizeof(e));
+		e.ts = ts;
+		e.nt = 1;
+		CHECK_RC(gt_gtz_reader_open(f, threads[t], &r, &d), 0);
+		CHECK_RC(gt_gtz_read_all(r, &cb, &e, &d), GT_ERR(IO));
+		CHECK(!strcmp(d.msg, "write error: stop here"));
+		CHECK(e.at == 3 && !e.bad && !e.eof);
+		gt_gtz_reader_free(r);
+		fclose(f);
+	}
+}
+
 static void test_hostile_bytes(void)
 {
 	const char *p = path_of("small.gtz"), *q = path_of("bad.gtz");
@@ -757,6 +872,8 @@ int main(int argc, char **argv)
 	RUN(test_incompressible_blocks_stored_raw);
 	RUN(test_hostile_bytes);
 	RUN(test_read_all);
+	RUN(test_read_all_stops);
+	RUN(test_write_from);
 	RUN(test_unknown_count_and_refusals);
 	RUN(test_objects);
 	for (int k = 0; k < 3; k++)

@@ -456,9 +456,35 @@ GC_INLINE void put_lanes(struct gt_bitw_fast *f, __m256i v, __m256i w)
 		gt_bitw_fast_put(f, q[k], (unsigned)q[4 + k]);
 }
 
+/* tab[sym] of eight symbols: from the window ep->wtab (64 codes from
+ * ep->wbase on, the usual case) by eight permutes and a tree of blends
+ * on the index's bits 3-5, when every lane of @use lies in it; else by a
+ * gather from ep->ctab. */
+GC_INLINE __m256i lookup8(const struct gc_eparams *ep, __m256i sym, __m256i use)
+{
+	const __m256i j = _mm256_sub_epi32(sym, I(ep->wbase));
+	const __m256i b3 = _mm256_slli_epi32(j, 28), b4 = _mm256_slli_epi32(j, 27);
+	const __m256i b5 = _mm256_slli_epi32(j, 26);
+	__m256 r[8];
+
+	/* outside the window: j >= 64 as unsigned */
+	if (__builtin_expect(!_mm256_testz_si256(_mm256_and_si256(j, I(~63)), use), 0))
+		return _mm256_i32gather_epi32((const int *)ep->ctab, sym, 4);
+	GC_UNROLL
+	for (int k = 0; k < 8; k++)
+		r[k] = _mm256_permutevar8x32_ps(_mm256_loadu_ps((const float *)(const void *)
+								(ep->wtab + 8 * k)), j);
+	GC_UNROLL
+	for (int k = 0; k < 8; k += 2)
+		r[k] = _mm256_blendv_ps(r[k], r[k + 1], _mm256_castsi256_ps(b3));
+	r[0] = _mm256_blendv_ps(r[0], r[2], _mm256_castsi256_ps(b4));
+	r[4] = _mm256_blendv_ps(r[4], r[6], _mm256_castsi256_ps(b4));
+	return _mm256_castps_si256(_mm256_blendv_ps(r[0], r[4], _mm256_castsi256_ps(b5)));
+}
+
 /* The values at @i in lanes @live (the others are none; @left of them
  * exist from @i): codes, the carriers' levels, words (enc16() of
- * gcomp_x86.c; a lane's code from ctab by a gather). */
+ * gcomp_x86.c). */
 GC_INLINE void enc8(const struct gc_eparams *ep, const uint32_t *cv, const uint8_t *lv,
 		    size_t i, size_t left, unsigned live, __m256i shv, __m256i wdv,
 		    struct gt_bitw_fast *cw, struct gt_bitw_fast *mw, struct gt_bitw_fast *lw)
@@ -481,7 +507,7 @@ GC_INLINE void enc8(const struct gc_eparams *ep, const uint32_t *cv, const uint8
 
 	memcpy(&lb, lv + i, left >= 8 ? 8 : left);
 	l = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)lb));
-	ce = _mm256_i32gather_epi32((const int *)ep->ctab, ex, 4);
+	ce = lookup8(ep, ex, _mm256_andnot_si256(zmv, lv8));
 	ce = _mm256_blendv_epi8(ce, I(ep->zent[0]), zpv);
 	ce = _mm256_and_si256(_mm256_blendv_epi8(ce, I(ep->zent[1]), znv), lv8);
 	put_lanes(cw, _mm256_and_si256(ce, I(0xffffff)), _mm256_srli_epi32(ce, 24));

@@ -362,11 +362,11 @@ static int hist_flushed(struct gc_ctx *c, const void *src, size_t n)
 
 	if (n <= GC_SLICE) {
 		/* one slice (small tensors: no second histogram to clear) */
-		gt_huff_hist(&c->hist, src, n);
+		gc_hist(c, &c->hist, src, n);
 		if (!c->hist.count[0])
 			return 1;
 		gt_huff_hist_init(&c->hist, c->dt);
-		gt_huff_hist(&c->hist, flush_all(c, src, n), n);
+		gc_hist(c, &c->hist, flush_all(c, src, n), n);
 		return 0;
 	}
 	for (size_t i = 0; i < n; i += GC_SLICE) {
@@ -374,11 +374,11 @@ static int hist_flushed(struct gc_ctx *c, const void *src, size_t n)
 		const unsigned char *s = (const unsigned char *)src + i * c->width;
 
 		gt_huff_hist_init(&part, c->dt);
-		gt_huff_hist(&part, s, k);
+		gc_hist(c, &part, s, k);
 		if (part.count[0]) {
 			clean = 0;
 			gt_huff_hist_init(&part, c->dt);
-			gt_huff_hist(&part, flush_all(c, s, k), k);
+			gc_hist(c, &part, flush_all(c, s, k), k);
 		}
 		hist_add(&c->hist, &part);
 	}
@@ -425,7 +425,7 @@ static int gc_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		if (hist_flushed(c, src, n))
 			clean_block(c, src, n);
 	} else if (c->mode == GC_EXACT) {
-		gt_huff_hist(&c->hist, src, n);
+		gc_hist(c, &c->hist, src, n);
 		if (!c->hist.count[0])
 			clean_block(c, src, n);
 	} else {

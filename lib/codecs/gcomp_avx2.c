@@ -709,7 +709,9 @@ GC_INLINE void exact8(const struct gc_sparams *sp, enum gt_optim_kind kind,
 		l = set_bytes(l, hit, 3);
 		open &= ~hit;
 	}
-	for (int k = 3; k >= 1 && open; k--) {
+	/* every candidate, without a branch on the lanes still open: the
+	 * branch waited for the division and was mispredicted */
+	for (int k = 3; k >= 1; k--) {
 		c = _mm256_and_si256(u, I(~0u << lev[k]));
 		hit = open & same8(step8(sp, kind, _mm256_castsi256_ps(c), pv, a0, a1), ref);
 		l = set_bytes(l, hit, (unsigned)k);

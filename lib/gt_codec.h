@@ -140,10 +140,11 @@ int gt_codec_encode_aux(struct gt_codec_ctx *ctx, const void *src, size_t n,
 void gt_codec_seek(struct gt_codec_ctx *ctx, uint64_t stream, uint64_t pos);
 
 /*
- * gt_codec_set_isa - run @ctx's hot loops (tfp, rangeq, fft's rangeq)
- * with instruction set @isa (gt_isa.h) instead of gt_isa_best(), the
- * default; one this CPU cannot run means GT_ISA_PORTABLE.  The bytes and
- * the values are the same whichever runs: for tests and benchmarks.
+ * gt_codec_set_isa - run @ctx's hot loops (tfp, rangeq, fft's rangeq,
+ * huffexp's histogram; gcomp takes its isa= option instead) with
+ * instruction set @isa (gt_isa.h) instead of gt_isa_best(), the default;
+ * one this CPU cannot run means GT_ISA_PORTABLE.  The bytes and the
+ * values are the same whichever runs: for tests and benchmarks.
  */
 void gt_codec_set_isa(struct gt_codec_ctx *ctx, enum gt_isa isa);
 

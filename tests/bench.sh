@@ -37,6 +37,16 @@ echo "== 1b. gcomp with the optimizer context of a real trace, one thread ($reps
 	--trace samples/lstm_adamw.h5
 "$build/bench_codec" --repeat "$reps" --codec gcomp --codec gcomp:mode=exact --codec huffexp \
 	--synthetic --values 4194304 --optim adam
+if grep -q '^flags.* avx2' /proc/cpuinfo; then
+	echo
+	echo "== 1b'. the same with the AVX2 loops (what CPUs without AVX-512 run; targets: gcomp"
+	echo "   >= 800 MB/s compress, >= 1500 decompress, mode=exact >= 500 compress; huffexp >= 1300 / 2000)"
+	avx2="--isa avx2 --codec gcomp:isa=avx2 --codec gcomp:mode=exact,isa=avx2 --codec huffexp"
+	# shellcheck disable=SC2086 # $avx2 is a list of options
+	"$build/bench_codec" --repeat "$reps" $avx2 --trace samples/lstm_adamw.h5
+	# shellcheck disable=SC2086
+	"$build/bench_codec" --repeat "$reps" $avx2 --synthetic --values 4194304 --optim adam
+fi
 
 echo
 echo "== 1c. lossy codecs, one thread ($reps runs): tfp and rangeq (target >= 2000 MB/s"

@@ -71,7 +71,7 @@
  * by their exponent token alone: ±0.0 and flushed subnormals (n - mc).
  *
  * Speed (f32): with isa=avx512 (the default where the CPU has it) the
- * kernels of gcomp_x86.c do the per-value work: levels by δ with the
+ * kernels of gcomp_x86.c (isa=avx2: gcomp_avx2.c) do the per-value work: levels by δ with the
  * carrier count fused (approximate filters, sixteen lanes in float32 for
  * the optimizers with a root, then eight in double; the exact double
  * test for the values near a threshold), exact mode's steps (one pass, candidates
@@ -316,8 +316,8 @@ static const unsigned char *flush_all(struct gc_ctx *c, const void *src, size_t 
 		const unsigned char *s = src;
 		unsigned char *const tv = c->tv;
 
-		if (in_clean(c, s, n) || (c->isa == GC_ISA_AVX512 ?
-					  !gc_avx512_has_sub((const void *)s, n) :
+		if (in_clean(c, s, n) || (c->isa != GC_ISA_SCALAR ?
+					  !gc_vec_has_sub(c->isa, (const void *)s, n) :
 					  !has_sub_f32(s, n)))
 			return s;
 		for (size_t i = 0; i < n; i++) {
@@ -362,11 +362,11 @@ static int hist_flushed(struct gc_ctx *c, const void *src, size_t n)
 
 	if (n <= GC_SLICE) {
 		/* one slice (small tensors: no second histogram to clear) */
-		gt_huff_hist(&c->hist, src, n);
+		gc_hist(c, &c->hist, src, n);
 		if (!c->hist.count[0])
 			return 1;
 		gt_huff_hist_init(&c->hist, c->dt);
-		gt_huff_hist(&c->hist, flush_all(c, src, n), n);
+		gc_hist(c, &c->hist, flush_all(c, src, n), n);
 		return 0;
 	}
 	for (size_t i = 0; i < n; i += GC_SLICE) {
@@ -374,11 +374,11 @@ static int hist_flushed(struct gc_ctx *c, const void *src, size_t n)
 		const unsigned char *s = (const unsigned char *)src + i * c->width;
 
 		gt_huff_hist_init(&part, c->dt);
-		gt_huff_hist(&part, s, k);
+		gc_hist(c, &part, s, k);
 		if (part.count[0]) {
 			clean = 0;
 			gt_huff_hist_init(&part, c->dt);
-			gt_huff_hist(&part, flush_all(c, s, k), k);
+			gc_hist(c, &part, flush_all(c, s, k), k);
 		}
 		hist_add(&c->hist, &part);
 	}
@@ -425,7 +425,7 @@ static int gc_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		if (hist_flushed(c, src, n))
 			clean_block(c, src, n);
 	} else if (c->mode == GC_EXACT) {
-		gt_huff_hist(&c->hist, src, n);
+		gc_hist(c, &c->hist, src, n);
 		if (!c->hist.count[0])
 			clean_block(c, src, n);
 	} else {
@@ -741,11 +741,11 @@ static void delta_levels(const struct gc_dplan *q, size_t n, const float *restri
 static uint64_t count_part(struct gc_ctx *c, size_t i0, size_t stop, uint64_t *cnt);
 static inline uint32_t sym32(uint32_t u, uint32_t zt);
 
-/* gc_avx512_levels() on the chunk: the values it did (a multiple of 16),
+/* gc_vec_levels() on the chunk: the values it did (a multiple of 8),
  * their carriers added to @cnt; *@bad: a symbol without a code. */
-static size_t levels_avx512(const struct gc_ctx *c, const struct gc_dplan *q,
-			    const float *g, size_t n, const struct gt_codec_aux *aux,
-			    const float *s0, const float *s1, uint64_t *cnt, int *bad)
+static size_t levels_vec(const struct gc_ctx *c, const struct gc_dplan *q,
+			 const float *g, size_t n, const struct gt_codec_aux *aux,
+			 const float *s0, const float *s1, uint64_t *cnt, int *bad)
 {
 	const uint32_t zt = c->mode != GC_SINGLE && c->mode != GC_MULTI;
 	struct gc_lparams lp;
@@ -756,7 +756,7 @@ static size_t levels_avx512(const struct gc_ctx *c, const struct gc_dplan *q,
 	lp.zc[0] = (uint32_t)(c->enc[sym32(0, zt)] >> 40 & 1);
 	lp.zc[1] = (uint32_t)(c->enc[sym32(0x80000000u, zt)] >> 40 & 1);
 	lp.badmap = in_range(c, g, n, c->coded_lo, c->coded_hi) ? NULL : c->badmap;
-	return gc_avx512_levels(q, &lp, n, g, aux->param, s0, s1, c->lv, cnt, bad);
+	return gc_vec_levels(c->isa, q, &lp, n, g, aux->param, s0, s1, c->lv, cnt, bad);
 }
 
 /* f32 full and multi-quant: c->lv by delta_levels() and the carriers per
@@ -775,8 +775,8 @@ static int levels_f32(struct gc_ctx *c, const struct gc_dplan *q, const float *g
 	int vbad = 0;
 
 	cnt[0] = cnt[1] = cnt[2] = cnt[3] = 0;
-	if (c->isa == GC_ISA_AVX512)
-		i0 = levels_avx512(c, q, g, n, aux, s0, s1, cnt, &vbad);
+	if (c->isa != GC_ISA_SCALAR)
+		i0 = levels_vec(c, q, g, n, aux, s0, s1, cnt, &vbad);
 	if (vbad)
 		return GT_ERR(INVAL);
 	for (size_t i = i0; i < n; i += GC_DSLICE) {
@@ -974,18 +974,18 @@ static void sparams_init(struct gc_sparams *sp, const struct gt_optim *o, const 
 		sp->neg_lr = (float)-(o->lr / (1 - pow(o->beta1, t)));
 }
 
-/* levels_exact() by gc_avx512_exact(), f32. */
-static void exact_avx512(struct gc_ctx *c, const float *g, size_t n,
-			 const struct gt_codec_aux *aux)
+/* levels_exact() by gc_vec_exact(), f32. */
+static void exact_vec(struct gc_ctx *c, const float *g, size_t n,
+		      const struct gt_codec_aux *aux)
 {
 	const int ns = gt_optim_nstates(c->optim->kind);
 	const float *const s0 = ns >= 1 ? aux->state[0] : NULL;
 	const float *const s1 = ns >= 2 ? aux->state[1] : NULL;
-	const int prune = !in_clean(c, g, n) && gc_avx512_has_sub((const void *)g, n);
+	const int prune = !in_clean(c, g, n) && gc_vec_has_sub(c->isa, (const void *)g, n);
 	struct gc_sparams sp;
 
 	sparams_init(&sp, c->optim, s0);
-	gc_avx512_exact(&sp, c->lev, prune, n, g, aux->param, s0, s1, c->lv, (void *)c->tv);
+	gc_vec_exact(c->isa, &sp, c->lev, prune, n, g, aux->param, s0, s1, c->lv, (void *)c->tv);
 	c->cv = prune ? c->tv : (const void *)g;
 }
 
@@ -997,8 +997,8 @@ static int levels_exact(struct gc_ctx *c, const void *src, size_t n,
 	const uint64_t mag = (UINT64_C(1) << (c->eb + c->mb)) - 1;
 	size_t nsub = 0, undecided = 0;
 
-	if (c->dt == GT_DT_F32 && c->isa == GC_ISA_AVX512) {
-		exact_avx512(c, src, n, aux);
+	if (c->dt == GT_DT_F32 && c->isa != GC_ISA_SCALAR) {
+		exact_vec(c, src, n, aux);
 		return 0;
 	}
 	/* f64 θ rounded to float would give no guarantee: the 64-bit arrays */
@@ -1127,7 +1127,7 @@ static int count_f32(struct gc_ctx *c, size_t n, uint64_t *cnt)
 	uint64_t bad = 0;
 	size_t i = 0;
 
-	if (c->isa == GC_ISA_AVX512) {
+	if (c->isa != GC_ISA_SCALAR) {
 		const uint32_t zt = (uint32_t)zero_tokens(c);
 		struct gc_lparams lp;
 		int vbad = 0;
@@ -1138,7 +1138,7 @@ static int count_f32(struct gc_ctx *c, size_t n, uint64_t *cnt)
 		lp.zc[0] = (uint32_t)(c->enc[sym32(0, zt)] >> 40 & 1);
 		lp.zc[1] = (uint32_t)(c->enc[sym32(0x80000000u, zt)] >> 40 & 1);
 		lp.badmap = c->badmap;
-		i = gc_avx512_count(&lp, n, c->lv, cnt, &vbad);
+		i = gc_vec_count(c->isa, &lp, n, c->lv, cnt, &vbad);
 		if (vbad)
 			return GT_ERR(INVAL);
 	}
@@ -1306,8 +1306,8 @@ static size_t enc_f32(const struct gc_ctx *c, size_t i, size_t n,
 	return i;
 }
 
-/* gc_avx512_encode() from value @i on; returns where it stopped. */
-static size_t enc_avx512(const struct gc_ctx *c, size_t i, size_t n, struct gc_writers *w)
+/* gc_vec_encode() from value @i on; returns where it stopped. */
+static size_t enc_vec(const struct gc_ctx *c, size_t i, size_t n, struct gc_writers *w)
 {
 	const uint32_t zt = (uint32_t)zero_tokens(c);
 	struct gc_eparams ep;
@@ -1334,8 +1334,8 @@ static size_t enc_avx512(const struct gc_ctx *c, size_t i, size_t n, struct gc_w
 	cw = gt_bitw_fast_load(&w->cw);
 	mw = gt_bitw_fast_load(&w->mw);
 	lw = gt_bitw_fast_load(&w->lw);
-	i = gc_avx512_encode(&ep, (const void *)c->cv, c->lv, i, n, &cw, w->cw.end, &mw,
-			     w->mw.end, &lw, w->lw.end);
+	i = gc_vec_encode(c->isa, &ep, (const void *)c->cv, c->lv, i, n, &cw, w->cw.end, &mw,
+			  w->mw.end, &lw, w->lw.end);
 	gt_bitw_fast_store(&cw, &w->cw);
 	gt_bitw_fast_store(&mw, &w->mw);
 	gt_bitw_fast_store(&lw, &w->lw);
@@ -1408,15 +1408,15 @@ static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 	if (hlen > dst_cap || lbytes > dst_cap - hlen || mbytes > dst_cap - hlen - lbytes)
 		return GT_ERR(DST_TOO_SMALL);
 	memcpy(out, hdr, hlen);
-	vec = c->dt == GT_DT_F32 && c->isa == GC_ISA_AVX512;
+	vec = c->dt == GT_DT_F32 && c->isa != GC_ISA_SCALAR;
 	mdirect = vec && dst_cap - hlen - lbytes - mbytes >= GC_SLACK;
 	mout = vec && !mdirect ? c->mbuf : out + hlen + lbytes;
 	writers_init(c, &w, out + hlen, lbytes, mout, mbytes, dst_cap - hlen - lbytes - mbytes,
 		     vec, mdirect);
 	for (size_t i = 0; i < n;) {
 		if (c->dt == GT_DT_F32) {
-			if (c->isa == GC_ISA_AVX512)
-				i = enc_avx512(c, i, n, &w);
+			if (c->isa != GC_ISA_SCALAR)
+				i = enc_vec(c, i, n, &w);
 			i = enc_f32(c, i, n, &w);
 			if (i < n)
 				i = enc_values(c, i, i + 1, n, &w);
@@ -1479,7 +1479,7 @@ const struct gt_codec gt_codec_gcomp = {
 		"mode=M      full, single-quant, multi-quant, zero-prune or exact (default full)\n"
 		"maxlen=N    longest Huffman code n_theta, 1-15 (default 12)\n"
 		"method=M    table builder: best, gcomp or pm (default best)\n"
-		"isa=I       encoder instruction set: auto, scalar or avx512; same output\n"
+		"isa=I       instruction set: auto, scalar, avx2 or avx512; same output\n"
 		"            (default auto)\n",
 	.ctx_new = gc_new,
 	.ctx_free = gc_free,

@@ -98,10 +98,11 @@ static int dec_values(const struct gc_ctx *c, struct gc_readers *r,
  * 1, 0 for ZERO, 0x8000 for NZERO (the top half of the float, with the
  * carrier flag in bit 0); a lookup of the next B code bits (mlut) gives up
  * to three codes, stored as one word.  Pass 2 rebuilds the floats from the
- * codes, the level stream and the mantissa stream: branch-free in C, and
+ * codes, the level stream and the mantissa stream: branch-free in C,
  * sixteen values at a time with AVX-512 (levels spread to lanes, word
  * offsets by a prefix sum, the words gathered and expanded to the
- * carriers' lanes).  Pass 2 reads the streams with loads bounded by the
+ * carriers' lanes) and eight with AVX2 (each lane finds its carrier's
+ * level and word itself).  Pass 2 reads the streams with loads bounded by the
  * end of the chunk and counts carriers; the counts per level and the
  * padding are checked once, at the end (f32_check).
  */
@@ -328,7 +329,7 @@ static void rec_scalar(const struct gc_ctx *c, struct gc_mst *s, const uint16_t 
 }
 
 #if GT_ISA_X86 && !defined(GT_NO_SIMD)
-#define GC_DEC_AVX512 1
+#define GC_DEC_X86 1
 /*
  * Pass 2 with AVX-512, sixteen values a step while the step's loads stay
  * inside the chunk (8 level bytes, 16 x 24 bits + 4 mantissa bytes);
@@ -393,6 +394,78 @@ rec_avx512(const struct gc_ctx *c, struct gc_mst *s, const uint16_t *o,
 	}
 	return i;
 }
+
+/*
+ * Pass 2 with AVX2, eight values a step while the step's loads stay inside
+ * the chunk (8 level bytes, 8 x 24 bits + 4 mantissa bytes); returns the
+ * values done (the rest is for rec_scalar).  The same values as rec1():
+ * AVX2 has no expand, so each lane finds its own place, the carriers
+ * before it (an exclusive prefix sum of the carrier flags): its level is
+ * that one of the stream, its word starts at the sum of the carriers'
+ * widths before it, and a lane that is no carrier takes width 0.
+ */
+#define GC_TARGET_AVX2 __attribute__((target("avx2,bmi2,popcnt")))
+
+/* Inclusive prefix sums of the eight 32-bit lanes of @x. */
+GC_TARGET_AVX2 static inline __m256i psum8(__m256i x)
+{
+	x = _mm256_add_epi32(x, _mm256_slli_si256(x, 4));
+	x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
+	return _mm256_add_epi32(x, _mm256_blend_epi32(_mm256_setzero_si256(),
+						      _mm256_permutevar8x32_epi32(
+							      x, _mm256_set1_epi32(3)), 0xf0));
+}
+
+GC_TARGET_AVX2 static size_t rec_avx2(const struct gc_ctx *c, struct gc_mst *s,
+				      const uint16_t *o, unsigned char *dst, size_t m,
+				      const int lstream)
+{
+	const __m256i levv = _mm256_setr_epi32((int)c->lev[0], (int)c->lev[1], (int)c->lev[2],
+					       (int)c->lev[3], 0, 0, 0, 0);
+	const __m256i widv = _mm256_sub_epi32(_mm256_set1_epi32(24), levv);
+	const __m256i one = _mm256_set1_epi32(1), z = _mm256_setzero_si256();
+	size_t i = 0;
+
+	for (; m - i >= 8; i += 8) {
+		__m256i cz, car, lvl = z, W, t, pos, g, w;
+		unsigned k;
+
+		if ((s->lpos >> 3) + 8 > s->lav || (s->mpos >> 3) + 28 > s->mav)
+			break;
+		cz = _mm256_cvtepu16_epi32(_mm_loadu_si128((const void *)(o + i)));
+		car = _mm256_and_si256(cz, one);
+		t = psum8(car); /* carriers up to each lane */
+		k = (unsigned)_mm256_extract_epi32(t, 7);
+		car = _mm256_cmpeq_epi32(car, one);
+		if (lstream) {
+			uint64_t L;
+
+			memcpy(&L, s->lp + (s->lpos >> 3), 8);
+			/* the level of the carriers before the lane */
+			lvl = _mm256_and_si256(_mm256_srlv_epi32(
+				_mm256_set1_epi32((int)(uint32_t)(L >> (s->lpos & 7))),
+				_mm256_slli_epi32(_mm256_sub_epi32(t, _mm256_and_si256(car, one)), 1)),
+				_mm256_set1_epi32(3));
+		}
+		W = _mm256_and_si256(_mm256_permutevar8x32_epi32(widv, lvl), car);
+		t = psum8(W);
+		pos = _mm256_add_epi32(_mm256_sub_epi32(t, W), _mm256_set1_epi32((int)(s->mpos & 7)));
+		g = _mm256_i32gather_epi32((const int *)(const void *)(s->mp + (s->mpos >> 3)),
+					   _mm256_srli_epi32(pos, 3), 1);
+		w = _mm256_and_si256(_mm256_srlv_epi32(g, _mm256_and_si256(pos, _mm256_set1_epi32(7))),
+				     _mm256_sub_epi32(_mm256_sllv_epi32(one, W), one));
+		w = _mm256_sllv_epi32(w, _mm256_permutevar8x32_epi32(levv, lvl));
+		w = _mm256_or_si256(_mm256_and_si256(w, _mm256_set1_epi32(0x7fffff)),
+				    _mm256_slli_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0x800000)), 8));
+		w = _mm256_or_si256(_mm256_and_si256(w, car),
+				    _mm256_slli_epi32(_mm256_and_si256(cz, _mm256_set1_epi32(0xff80)), 16));
+		_mm256_storeu_si256((void *)(dst + 4 * i), w);
+		s->mpos += (uint32_t)_mm256_extract_epi32(t, 7);
+		s->lpos += 2 * k;
+		s->nc += k;
+	}
+	return i;
+}
 #endif
 
 /* Pass 2 on @m values with the instruction set of c->isa. */
@@ -402,9 +475,11 @@ static void rec_f32(const struct gc_ctx *c, struct gc_mst *s, const uint16_t *o,
 	const int lstream = c->mode != GC_PRUNE;
 	size_t i = 0;
 
-#ifdef GC_DEC_AVX512
+#ifdef GC_DEC_X86
 	if (c->isa == GC_ISA_AVX512)
 		i = lstream ? rec_avx512(c, s, o, dst, m, 1) : rec_avx512(c, s, o, dst, m, 0);
+	else if (c->isa == GC_ISA_AVX2)
+		i = lstream ? rec_avx2(c, s, o, dst, m, 1) : rec_avx2(c, s, o, dst, m, 0);
 #endif
 	if (lstream)
 		rec_scalar(c, s, o + i, dst + 4 * i, m - i, 1);
@@ -438,10 +513,10 @@ static void count_levels(const unsigned char *p, uint64_t n, uint64_t *k)
 	count_levels_in(p, n, k);
 }
 
-#ifdef GC_DEC_AVX512
+#ifdef GC_DEC_X86
 /* count_levels() with the popcnt instruction (else a libgcc call) */
-GC_TARGET_AVX512 static void count_levels_avx512(const unsigned char *p, uint64_t n,
-						 uint64_t *k)
+GC_TARGET_AVX2 static void count_levels_popcnt(const unsigned char *p, uint64_t n,
+					       uint64_t *k)
 {
 	count_levels_in(p, n, k);
 }
@@ -461,9 +536,9 @@ static int f32_check(const struct gc_ctx *c, const uint64_t *cnt,
 	if (s->nc != mc)
 		return GT_ERR(CORRUPT);
 	if (c->mode != GC_PRUNE) {
-#ifdef GC_DEC_AVX512
-		if (c->isa == GC_ISA_AVX512)
-			count_levels_avx512(s->lp, mc, k);
+#ifdef GC_DEC_X86
+		if (c->isa != GC_ISA_SCALAR)
+			count_levels_popcnt(s->lp, mc, k);
 		else
 #endif
 			count_levels(s->lp, mc, k);

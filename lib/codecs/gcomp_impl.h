@@ -5,6 +5,7 @@
 #include "../codec_impl.h"
 #include "../gt_bitio.h"
 #include "../gt_huff.h"
+#include "gcomp_simd.h"
 
 /* The chunk layout and the levels are described at the top of gcomp.c. */
 #define GC_SLICE 65536 /* values per scratch slice in block_begin */
@@ -72,6 +73,15 @@ static inline struct gc_ctx *gc(struct gt_codec_ctx *ctx)
 static inline const struct gc_ctx *gcc(const struct gt_codec_ctx *ctx)
 {
 	return (const struct gc_ctx *)(const void *)ctx;
+}
+
+/* gt_huff_hist() with the loops of c->isa (isa=avx2 runs AVX2's on a CPU
+ * with AVX-512 too; isa=scalar the portable ones). */
+static inline void gc_hist(const struct gc_ctx *c, struct gt_huff_hist *h, const void *src,
+			   size_t n)
+{
+	gt_huff_hist_isa(h, src, n, c->isa == GC_ISA_AVX2 ? GT_ISA_AVX2 :
+				    c->isa == GC_ISA_AVX512 ? GT_ISA_AVX512 : GT_ISA_PORTABLE);
 }
 
 /* gcomp_opts.c: the options.  gc_mode_names[enum gc_mode]; the default

@@ -1,4 +1,4 @@
-/* gcomp_simd.h - gcomp's vector encoder kernels (x86-64 AVX-512), internal */
+/* gcomp_simd.h - gcomp's vector encoder kernels (x86-64 AVX-512, AVX2), internal */
 #ifndef GT_GCOMP_SIMD_H
 #define GT_GCOMP_SIMD_H
 
@@ -10,14 +10,19 @@
 
 /*
  * The encoder's instruction sets: GC_ISA_SCALAR is the portable C of
- * gcomp.c (the reference); GC_ISA_AVX512 runs the kernels below.  Both
+ * gcomp.c (the reference); GC_ISA_AVX512 runs the kernels below
+ * (gcomp_x86.c), GC_ISA_AVX2 their 256-bit versions (gcomp_avx2.c: AVX2,
+ * FMA, BMI2; no PEXT or PDEP, which are slow on AMD before Zen 3).  All
  * give the same bytes: the kernels do the same IEEE operations in the
  * same order (double, no contraction) and only reorganize the loops.
  */
-enum gc_isa { GC_ISA_SCALAR = 0, GC_ISA_AVX512 = 1 };
+enum gc_isa { GC_ISA_SCALAR = 0, GC_ISA_AVX512 = 1, GC_ISA_AVX2 = 2 };
 
 /* The best instruction set this CPU runs (GC_ISA_SCALAR off x86-64). */
 enum gc_isa gc_isa_detect(void);
+
+/* Whether this CPU (and build) runs @isa: GC_ISA_SCALAR always. */
+int gc_isa_runs(enum gc_isa isa);
 
 /*
  * δ of f32 values, factored for the level test (gcomp.c, above
@@ -31,6 +36,23 @@ struct gc_dplan {
 	int first, quot, qz; /* momentum without buffer; Q term; θ − θ */
 	double K, lam, a1, a2, a3, a4, eps, bc1, bc2, ibc2, t1, t2, t3;
 };
+
+/*
+ * The float32 filter in front of the level kernels' double test (the
+ * kinds whose N takes a root and has no Q term; gcomp_x86.c, above
+ * lev16f(), and gcomp_avx2.c, above lev8f(), say what it computes and
+ * why its answer is the double test's): @on whether it applies, the
+ * constants rounded to float, the guards as bounds on g's exponent field
+ * e: glo <= e <= glo + gspan (unsigned e - glo <= gspan).
+ */
+struct gc_fplan {
+	int on;
+	float x0, x1, x2, ca, cb, eps, c1, c2, c3;
+	uint32_t glo, gspan;
+};
+
+/* gc_fplan_init - the filter of @q (x86-64 builds only). */
+void gc_fplan_init(struct gc_fplan *f, const struct gc_dplan *q);
 
 /*
  * What the level kernel needs beyond δ: @cv the values as coded (f32
@@ -125,5 +147,64 @@ void gc_avx512_exact(const struct gc_sparams *sp, const unsigned *lev, int prune
 
 /* gc_avx512_has_sub - whether any of @n f32 values at @v is subnormal. */
 int gc_avx512_has_sub(const uint32_t *v, size_t n);
+
+/* The same kernels with AVX2 (gcomp_avx2.c), eight lanes where the ones
+ * above take sixteen: the same contracts, and the same bytes. */
+size_t gc_avx2_levels(const struct gc_dplan *q, const struct gc_lparams *lp, size_t n,
+		      const float *g, const float *p, const float *s0, const float *s1,
+		      uint8_t *lv, uint64_t *cnt, int *bad_ret);
+size_t gc_avx2_encode(const struct gc_eparams *ep, const uint32_t *cv, const uint8_t *lv,
+		      size_t i, size_t n, struct gt_bitw_fast *cw, const unsigned char *cend,
+		      struct gt_bitw_fast *mw, const unsigned char *mend,
+		      struct gt_bitw_fast *lw, const unsigned char *lend);
+size_t gc_avx2_count(const struct gc_lparams *lp, size_t n, uint8_t *lv, uint64_t *cnt,
+		     int *bad_ret);
+void gc_avx2_exact(const struct gc_sparams *sp, const unsigned *lev, int prune, size_t n,
+		   const float *g, const float *p, const float *s0, const float *s1,
+		   uint8_t *lv, uint32_t *tv);
+int gc_avx2_has_sub(const uint32_t *v, size_t n);
+
+/* The kernels of @isa (GC_ISA_AVX2 or GC_ISA_AVX512), for gcomp.c. */
+static inline size_t gc_vec_levels(int isa, const struct gc_dplan *q,
+				   const struct gc_lparams *lp, size_t n, const float *g,
+				   const float *p, const float *s0, const float *s1,
+				   uint8_t *lv, uint64_t *cnt, int *bad_ret)
+{
+	return isa == GC_ISA_AVX2 ? gc_avx2_levels(q, lp, n, g, p, s0, s1, lv, cnt, bad_ret) :
+				    gc_avx512_levels(q, lp, n, g, p, s0, s1, lv, cnt, bad_ret);
+}
+
+static inline size_t gc_vec_encode(int isa, const struct gc_eparams *ep, const uint32_t *cv,
+				   const uint8_t *lv, size_t i, size_t n,
+				   struct gt_bitw_fast *cw, const unsigned char *cend,
+				   struct gt_bitw_fast *mw, const unsigned char *mend,
+				   struct gt_bitw_fast *lw, const unsigned char *lend)
+{
+	return isa == GC_ISA_AVX2 ?
+		       gc_avx2_encode(ep, cv, lv, i, n, cw, cend, mw, mend, lw, lend) :
+		       gc_avx512_encode(ep, cv, lv, i, n, cw, cend, mw, mend, lw, lend);
+}
+
+static inline size_t gc_vec_count(int isa, const struct gc_lparams *lp, size_t n,
+				  uint8_t *lv, uint64_t *cnt, int *bad_ret)
+{
+	return isa == GC_ISA_AVX2 ? gc_avx2_count(lp, n, lv, cnt, bad_ret) :
+				    gc_avx512_count(lp, n, lv, cnt, bad_ret);
+}
+
+static inline void gc_vec_exact(int isa, const struct gc_sparams *sp, const unsigned *lev,
+				int prune, size_t n, const float *g, const float *p,
+				const float *s0, const float *s1, uint8_t *lv, uint32_t *tv)
+{
+	if (isa == GC_ISA_AVX2)
+		gc_avx2_exact(sp, lev, prune, n, g, p, s0, s1, lv, tv);
+	else
+		gc_avx512_exact(sp, lev, prune, n, g, p, s0, s1, lv, tv);
+}
+
+static inline int gc_vec_has_sub(int isa, const uint32_t *v, size_t n)
+{
+	return isa == GC_ISA_AVX2 ? gc_avx2_has_sub(v, n) : gc_avx512_has_sub(v, n);
+}
 
 #endif

@@ -38,14 +38,29 @@
 #define GC_UNROLL _Pragma("GCC unroll 16")
 #define GC_AHEAD 256 /* values */
 
-enum gc_isa gc_isa_detect(void)
+int gc_isa_runs(enum gc_isa isa)
 {
 	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-	    __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
-	    __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt"))
+	switch (isa) {
+	case GC_ISA_SCALAR:
+		return 1;
+	case GC_ISA_AVX2: /* and FMA: exact mode's steps round as fmaf() */
+		return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+		       __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+	case GC_ISA_AVX512:
+		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+		       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+		       __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2") &&
+		       __builtin_cpu_supports("popcnt");
+	}
+	return 0;
+}
+
+enum gc_isa gc_isa_detect(void)
+{
+	if (gc_isa_runs(GC_ISA_AVX512))
 		return GC_ISA_AVX512;
-	return GC_ISA_SCALAR;
+	return gc_isa_runs(GC_ISA_AVX2) ? GC_ISA_AVX2 : GC_ISA_SCALAR;
 }
 
 #define B(x) _mm512_set1_pd(x)
@@ -264,13 +279,7 @@ GC_INLINE uint32_t lev8(const struct gc_dplan *q, enum gt_optim_kind kind,
  * Any NaN or Inf makes a lane unsure (ordered compares), and unsure
  * lanes go through lev8().
  */
-struct gc_fplan {
-	int on; /* the filter applies */
-	float x0, x1, x2, ca, cb, eps, c1, c2, c3;
-	/* the guards as bounds on g's exponent field: in [glo, glo + gspan]
-	 * (unsigned e - glo <= gspan) */
-	uint32_t glo, gspan;
-};
+/* struct gc_fplan (gcomp_simd.h) holds the constants and the guards. */
 
 /* The least exponent field e with 2^(e - 127) >= @x > 0 (or above it). */
 static int field_at_least(double x)
@@ -311,7 +320,7 @@ static void fplan_bounds(struct gc_fplan *f)
 	f->gspan = (uint32_t)(hi - lo);
 }
 
-static void fplan_init(struct gc_fplan *f, const struct gc_dplan *q)
+void gc_fplan_init(struct gc_fplan *f, const struct gc_dplan *q)
 {
 	const int adam = q->kind == GT_OPT_ADAM || q->kind == GT_OPT_ADAMW;
 	int e, s;
@@ -461,7 +470,7 @@ GC_INLINE size_t levels_kind(const struct gc_dplan *q, enum gt_optim_kind kind,
 	struct gc_fplan f;
 	size_t i = 0;
 
-	fplan_init(&f, q);
+	gc_fplan_init(&f, q);
 	for (; i + 16 <= n; i += 16) {
 		/* θ and the states come once from memory: ask 1 KiB ahead;
 		 * g too (nothing before this pass reads a chunk of a clean
@@ -1027,6 +1036,11 @@ int gc_avx512_has_sub(const uint32_t *v, size_t n)
 enum gc_isa gc_isa_detect(void)
 {
 	return GC_ISA_SCALAR;
+}
+
+int gc_isa_runs(enum gc_isa isa)
+{
+	return isa == GC_ISA_SCALAR;
 }
 
 size_t gc_avx512_levels(const struct gc_dplan *q, const struct gc_lparams *lp,

@@ -553,7 +553,7 @@ static int plain_begin(struct hx_ctx *c, const void *src, size_t n,
 		return GT_ERR(DST_TOO_SMALL);
 	if (!c->fixed) {
 		gt_huff_hist_init(&c->hist, c->dt);
-		gt_huff_hist(&c->hist, src, n);
+		gt_huff_hist_isa(&c->hist, src, n, c->base.isa);
 		GT_TRY(gt_huff_build(&c->table, &c->hist, c->maxlen, c->method, 0));
 		GT_TRY(gt_huff_save(&c->table, m + 1, meta_cap - 1, &tlen));
 		GT_TRY(prepare(c));

@@ -18,8 +18,9 @@
  *	[--zeros P] [--optim adam|momentum|...] [--wd X]
  *	[--isa portable|avx2|avx512] FILE.f32|--synthetic|--trace FILE.h5
  *
- * --isa runs the codecs' hot loops (tfp, rangeq, fft's rangeq) with that
- * instruction set (gt_codec_set_isa) instead of the best the CPU has.
+ * --isa runs the codecs' hot loops (tfp, rangeq, fft's rangeq, huffexp's
+ * histogram) with that instruction set (gt_codec_set_isa) instead of the
+ * best the CPU has; gcomp takes its own option, gcomp:isa=avx2.
  *
  * Codecs that need the optimizer context (gcomp) get it through
  * gt_codec_encode_aux(): --synthetic and FILE.f32 make a param and two

@@ -309,6 +309,19 @@ extract() {
 		done
 	done
 	run -2 --separate-stderr gtool compress -q -c gcomp:isa=sse9 "$SAMPLES/mlp_sgd.h5" -o x.gtz
-	[ "$stderr" = "gtool compress: codec gcomp: invalid isa 'sse9': expected auto, scalar or avx512; see 'gtool compress --list-codecs'" ]
+	[ "$stderr" = "gtool compress: codec gcomp: invalid isa 'sse9': expected auto, scalar, avx2 or avx512; see 'gtool compress --list-codecs'" ]
 	[ ! -e x.gtz ]
+}
+
+@test "gcomp: isa=avx2 writes the bytes of isa=scalar in every mode" {
+	local f m
+	grep -q '^flags.* avx2 .*' /proc/cpuinfo && grep -q '^flags.* fma ' /proc/cpuinfo &&
+		grep -q '^flags.* bmi2 ' /proc/cpuinfo || skip "this CPU has no AVX2"
+	for f in mlp_sgd.h5 cnn_adam.h5 lstm_adamw.h5 mlp_rmsprop.h5; do
+		for m in full multi-quant single-quant zero-prune exact; do
+			run -0 --separate-stderr gtool compress -q -f -c "gcomp:mode=$m,isa=scalar" "$SAMPLES/$f" -o s.gtz
+			run -0 --separate-stderr gtool compress -q -f -c "gcomp:mode=$m,isa=avx2" "$SAMPLES/$f" -o v.gtz
+			cmp s.gtz v.gtz || { echo "$f mode=$m: isa=avx2 differs"; return 1; }
+		done
+	done
 }

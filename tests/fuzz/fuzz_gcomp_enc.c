@@ -1,6 +1,6 @@
 /* fuzz_gcomp_enc.c - gcomp's encoder on arbitrary values and optimizer
- * settings: isa=avx512 (where the CPU has it) must write the bytes of
- * isa=scalar, the reference, and what it writes must decode.
+ * settings: isa=avx512 and isa=avx2 (where the CPU has them) must write
+ * the bytes of isa=scalar, the reference, and what it writes must decode.
  *
  * Input: 8 header bytes, then values as quadruples of float32 bit patterns
  * (g, θ, state 0, state 1: any pattern, NaN and Inf included).
@@ -96,10 +96,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct gt_optim o;
 	struct gt_diag d = { "" };
 	float *v[4];
-	unsigned char *b[2];
-	size_t cap, len[2] = { 0, 0 }, meta[2] = { 0, 0 };
-	char opts[2][96];
-	int rc[2], margin;
+	static const char *const isas[3] = { "scalar", "avx512", "avx2" };
+	unsigned char *b[3];
+	size_t cap, len[3] = { 0, 0, 0 }, meta[3] = { 0, 0, 0 };
+	char opts[3][96];
+	int rc[3], margin;
 
 	if (!n)
 		return 0;
@@ -114,26 +115,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(v[k] + i, data + 8 + 16 * i + 4 * k, 4);
 	}
 	cap = GT_CODEC_META_MAX + 16 * n + 1024;
-	b[0] = malloc(cap);
-	b[1] = malloc(cap);
-	if (v[0] && v[1] && v[2] && v[3] && b[0] && b[1]) {
-		for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 3; k++)
+		b[k] = malloc(cap);
+	if (v[0] && v[1] && v[2] && v[3] && b[0] && b[1] && b[2]) {
+		for (int k = 0; k < 3; k++) {
 			snprintf(opts[k], sizeof(opts[k]), "mode=%s,margin=%d,isa=%s", mode, margin,
-				 k ? "avx512" : "scalar");
+				 isas[k]);
 			rc[k] = encode(opts[k], &o, v, n, !(data[2] & 2), b[k], cap, &len[k],
 				       &meta[k]);
 		}
-		/* isa=avx512 where the CPU has it: the reference's result */
-		if (rc[1] != 1 && (rc[1] != rc[0] || (rc[0] == 0 &&
-		    (len[0] != len[1] || meta[0] != meta[1] ||
-		     memcmp(b[0], b[1], meta[0] + len[0])))))
-			abort();
+		/* each vector isa where the CPU has it: the reference's result */
+		for (int k = 1; k < 3; k++)
+			if (rc[k] != 1 && (rc[k] != rc[0] || (rc[0] == 0 &&
+			    (len[0] != len[k] || meta[0] != meta[k] ||
+			     memcmp(b[0], b[k], meta[0] + len[0])))))
+				abort();
 		if (rc[0] == 0 && decodes(mode, b[0], meta[0], len[0], n) != 0)
 			abort();
 	}
 	for (int k = 0; k < 4; k++)
 		free(v[k]);
-	free(b[0]);
-	free(b[1]);
+	for (int k = 0; k < 3; k++)
+		free(b[k]);
 	return 0;
 }

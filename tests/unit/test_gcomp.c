@@ -886,16 +886,24 @@ static void test_bound(void)
 	free(param);
 }
 
-/* ---- the AVX-512 encoder against the scalar one ------------------------- */
+/* ---- the vector encoders against the scalar one -------------------------- */
 
-/* Whether this CPU runs gcomp's AVX-512 kernels (isa=avx512 accepted). */
-static int have_avx512(void)
+/* The kernels under test (main() runs the tests once with each): the
+ * isa= option's value, and the option with a leading comma. */
+static const char *vec_isa = "avx512";
+static char vec_opt[16] = ",isa=avx512";
+
+/* Whether this CPU runs gcomp's kernels of vec_isa (isa= accepted). */
+static int have_vec(void)
 {
-	struct gt_codec_params p = { GT_DT_F32, "isa=avx512", NULL, 0, NULL, 0 };
+	char opt[16];
+	struct gt_codec_params p = { GT_DT_F32, opt, NULL, 0, NULL, 0 };
 	struct gt_codec_ctx *ctx = NULL;
 	struct gt_diag d = { "" };
-	const int rc = gt_codec_new(gt_codec_find("gcomp"), &p, &ctx, &d);
+	int rc;
 
+	snprintf(opt, sizeof(opt), "isa=%s", vec_isa);
+	rc = gt_codec_new(gt_codec_find("gcomp"), &p, &ctx, &d);
 	gt_codec_free(ctx);
 	CHECK(rc == 0 || rc == GT_ERR(UNSUPPORTED));
 	return rc == 0;
@@ -917,8 +925,8 @@ static int isa_alloc(const char *test, size_t n, struct isa_arrays *a)
 	a->s1 = calloc(n, 4);
 	a->dec = calloc(n, 4);
 	CHECK(a->g && a->p && a->s0 && a->s1 && a->dec);
-	if (!have_avx512()) {
-		printf("%s: isa=avx512 not available here, skipped\n", test);
+	if (!have_vec()) {
+		printf("%s: isa=%s not available here, skipped\n", test, vec_isa);
 		return 0;
 	}
 	return a->g && a->p && a->s0 && a->s1 && a->dec;
@@ -962,7 +970,7 @@ static unsigned char *encode_isa(const char *opts, const struct gt_optim *o, con
 	return buf;
 }
 
-/* Every mode's bytes with isa=scalar and isa=avx512 (levels per value
+/* Every mode's bytes with isa=scalar and vec_isa (levels per value
  * included), in chunks of 4096 and of 1000 (odd tails). */
 static void same_bytes_opts(const struct gt_optim *o, const float *g, size_t n,
 			    const struct gt_codec_aux *aux, const char *extra)
@@ -976,7 +984,7 @@ static void same_bytes_opts(const struct gt_optim *o, const float *g, size_t n,
 			unsigned char *b1, *b2;
 
 			snprintf(o1, sizeof(o1), "mode=%s,isa=scalar%s", modes[m], extra);
-			snprintf(o2, sizeof(o2), "mode=%s,isa=avx512%s", modes[m], extra);
+			snprintf(o2, sizeof(o2), "mode=%s%s%s", modes[m], vec_opt, extra);
 			b1 = encode_isa(o1, o, g, n, aux, chunks[c], &l1);
 			b2 = encode_isa(o2, o, g, n, aux, chunks[c], &l2);
 			CHECK(l1 == l2 && !memcmp(b1, b2, l1));
@@ -1078,7 +1086,7 @@ static void test_isa_random(void)
 			for (size_t i = n - 20; i < n; i++)
 				a.g[i] = variant & 1 ? 0.0f : a.g[i]; /* a run at the end */
 			same_bytes(&o, a.g, n, &aux);
-			levels_full_multi(&o, a.g, n, &aux, a.dec, ",isa=avx512");
+			levels_full_multi(&o, a.g, n, &aux, a.dec, vec_opt);
 		}
 	}
 out:
@@ -1203,7 +1211,7 @@ static void test_isa_extremes(void)
 			}
 			same_bytes_opts(&o, a.g, n, &aux, extra[v / 3]);
 			if (v < 3)
-				levels_full_multi(&o, a.g, n, &aux, a.dec, ",isa=avx512");
+				levels_full_multi(&o, a.g, n, &aux, a.dec, vec_opt);
 		}
 	}
 out:
@@ -1248,8 +1256,8 @@ static void test_isa_traces(void)
 		"samples/mlp_rmsprop.h5", "samples/mlp_sgd_plain.h5",
 	};
 
-	if (!have_avx512()) {
-		printf("test_isa_traces: isa=avx512 not available here, skipped\n");
+	if (!have_vec()) {
+		printf("test_isa_traces: isa=%s not available here, skipped\n", vec_isa);
 		return;
 	}
 	for (size_t f = 0; f < sizeof(paths) / sizeof(paths[0]); f++) {
@@ -1293,7 +1301,7 @@ static void test_isa_traces(void)
 	}
 }
 
-/* ---- the AVX-512 decoder against the scalar one ------------------------- */
+/* ---- the vector decoders against the scalar one -------------------------- */
 
 /* @n values for the decoder: exponents around 2^-10, about 20 % isolated
  * ±0.0, runs of 8-70 zeros, subnormals, Inf, NaN and rare exponents (which
@@ -1480,12 +1488,12 @@ static int ref_decode(int mode, const unsigned *lev, const unsigned char *meta,
 }
 
 /* Decode @buf (@len bytes, @n values, table @meta, mode @m) with
- * isa=scalar, isa=avx512 (where the CPU has it) and ref_decode(): the same
+ * isa=scalar, vec_isa (where the CPU has it) and ref_decode(): the same
  * rc and, when 0, the same bytes; returns the rc. */
 static int dec_both(int m, const unsigned char *meta, size_t mlen,
 		    const unsigned char *buf, size_t len, size_t n, float *out)
 {
-	const int vec = have_avx512();
+	const int vec = have_vec();
 	char os[64], ov[64];
 	struct gt_codec_ctx *ds, *dv = NULL;
 	float *o2 = malloc(n * 4), *o3 = malloc(n * 4);
@@ -1493,7 +1501,7 @@ static int dec_both(int m, const unsigned char *meta, size_t mlen,
 	int rc, rc2, rc3;
 
 	snprintf(os, sizeof(os), "mode=%s,isa=scalar", modes[m]);
-	snprintf(ov, sizeof(ov), "mode=%s,isa=avx512", modes[m]);
+	snprintf(ov, sizeof(ov), "mode=%s%s", modes[m], vec_opt);
 	ds = make(GT_DT_F32, os, NULL);
 	memcpy(exact, buf, len);
 	CHECK_RC(gt_codec_block_load(ds, meta, mlen), 0);
@@ -1520,7 +1528,7 @@ static int dec_both(int m, const unsigned char *meta, size_t mlen,
 }
 
 /*
- * The f32 decoder's two pass-2 paths (isa=scalar, isa=avx512) give the
+ * The f32 decoder's pass-2 paths (isa=scalar, vec_isa) give the
  * same values, and the values of the encoder's levels, in every mode, for
  * blocks without a multi-symbol table and with each of its widths (one
  * chunk a block), with and without escapes; on flipped bytes both give
@@ -1533,8 +1541,8 @@ static void test_isa_decode(void)
 	const size_t nmax = 65536;
 	float *g = malloc(nmax * 4), *p = malloc(nmax * 4), *out = malloc(nmax * 4);
 
-	if (!have_avx512())
-		printf("test_isa_decode: isa=avx512 not available here, scalar alone\n");
+	if (!have_vec())
+		printf("test_isa_decode: isa=%s not available here, scalar alone\n", vec_isa);
 	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
 		const size_t n = sizes[z];
 
@@ -1590,10 +1598,17 @@ int main(int argc, char **argv)
 	RUN(test_hostile);
 	RUN(test_bound);
 	RUN(test_traces);
-	RUN(test_isa_random);
-	RUN(test_isa_extremes);
-	RUN(test_isa_tiny_sum);
-	RUN(test_isa_traces);
-	RUN(test_isa_decode);
+	/* the kernels of each instruction set against the scalar path; the
+	 * AVX2 ones run on a CPU with AVX-512 too */
+	for (int v = 0; v < 2; v++) {
+		vec_isa = v ? "avx2" : "avx512";
+		snprintf(vec_opt, sizeof(vec_opt), ",isa=%s", vec_isa);
+		printf("test_gcomp: the %s kernels\n", vec_isa);
+		RUN(test_isa_random);
+		RUN(test_isa_extremes);
+		RUN(test_isa_tiny_sum);
+		RUN(test_isa_traces);
+		RUN(test_isa_decode);
+	}
 	return check_done("test_gcomp");
 }

@@ -134,6 +134,21 @@ GTOOL_API int gtool_compress(const char *spec, int dtype, const uint64_t *dims, 
 	return rc;
 }
 
+/* The whole bound at once, as the Python package does, rather than a
+ * buffer that doubles (a copy and fresh pages each time); trimmed after.
+ * Where the bound is unknown or cannot be had, the buffer grows instead. */
+static void prealloc(struct membuf *m, int dtype, size_t src_len)
+{
+	const size_t size = gtool_dtype_size(dtype);
+	const size_t bound = size ? gtool_compress_bound(dtype, src_len / size) : 0;
+
+	m->p = bound ? malloc(bound) : NULL;
+	if (m->p) {
+		m->cap = bound;
+		advise_huge(m->p, bound);
+	}
+}
+
 GTOOL_API int gtool_compress_alloc(const char *spec, int dtype, const uint64_t *dims,
 				   unsigned rank, const void *src, size_t src_len,
 				   const struct gtool_optctx *opt, void **dst_ret,
@@ -147,10 +162,17 @@ GTOOL_API int gtool_compress_alloc(const char *spec, int dtype, const uint64_t *
 		return api_errf(err, GT_ERR(INVAL), "NULL output");
 	*dst_ret = NULL;
 	*dst_len_ret = 0;
+	prealloc(&m, dtype, src_len);
 	rc = compress_to(spec, dtype, dims, rank, src, src_len, opt, &m, err);
 	if (rc < 0) {
 		free(m.p);
 		return rc;
+	}
+	if (m.len && m.len < m.cap) {
+		unsigned char *q = realloc(m.p, m.len);
+
+		if (q)
+			m.p = q;
 	}
 	*dst_ret = m.p;
 	*dst_len_ret = m.len;

@@ -434,28 +434,40 @@ static int hx_scratch(struct hx_ctx *c, size_t n)
 }
 
 /*
- * The bits of a plain block of the @n values at @src: its meta (mode
- * byte and table, *@tlen_ret bytes of table) and its values (exact,
- * gt_huff_cost; byte padding left out); UINT64_MAX when a static table
- * cannot code them.
+ * The table a plain block of the @n values at @src is coded with: the
+ * static one or, built here, theirs (*@tlen_ret bytes saved).
  */
-static uint64_t plain_cost(struct hx_ctx *c, const void *src, size_t n,
-			   size_t *tlen_ret)
+static const struct gt_huff_table *cost_table(struct hx_ctx *c, const void *src,
+					      size_t n, size_t *tlen_ret)
 {
-	const struct gt_huff_table *t = &c->table;
 	unsigned char buf[GT_HUFF_SAVE_MAX];
-	uint64_t bits, esc;
-	size_t tlen = 0;
 
+	*tlen_ret = 0;
+	if (c->fixed)
+		return &c->table;
 	gt_huff_hist_init(&c->hist, c->dt);
 	gt_huff_hist(&c->hist, src, n);
-	if (!c->fixed) {
-		if (gt_huff_build(&c->ztab, &c->hist, c->maxlen, c->method, 0) < 0 ||
-		    gt_huff_save(&c->ztab, buf, sizeof(buf), &tlen) < 0)
-			return UINT64_MAX;
-		t = &c->ztab;
-	}
-	*tlen_ret = tlen;
+	if (gt_huff_build(&c->ztab, &c->hist, c->maxlen, c->method, 0) < 0 ||
+	    gt_huff_save(&c->ztab, buf, sizeof(buf), tlen_ret) < 0)
+		return NULL;
+	return &c->ztab;
+}
+
+/*
+ * The bits of a plain block of the @n values at @src coded with @t of
+ * @tlen bytes: its meta (mode byte and table) and its values (exact,
+ * gt_huff_cost; byte padding left out); UINT64_MAX when @t cannot code
+ * them.
+ */
+static uint64_t plain_cost(struct hx_ctx *c, const struct gt_huff_table *t,
+			   size_t tlen, const void *src, size_t n)
+{
+	uint64_t bits, esc;
+
+	if (!t)
+		return UINT64_MAX;
+	gt_huff_hist_init(&c->hist, c->dt);
+	gt_huff_hist(&c->hist, src, n);
 	if (gt_huff_cost(t, &c->hist, &bits, &esc) < 0)
 		return UINT64_MAX;
 	return bits + 8 * (1 + (uint64_t)tlen);
@@ -499,6 +511,7 @@ static int hx_zs_choose(struct hx_ctx *c, const void *src, size_t n,
 		GT_ZS_COLS | GT_ZS_COPIES, GT_ZS_ROWS | GT_ZS_COLS | GT_ZS_COPIES };
 	const size_t w = gt_dtype_size(c->dt);
 	const uint64_t qbits = 24 * ((uint64_t)n / GT_CHUNK_DEFAULT + 1);
+	const struct gt_huff_table *t;
 	size_t tlen, zb, m;
 	uint64_t best, cost;
 	unsigned all, pick = 0;
@@ -514,15 +527,23 @@ static int hx_zs_choose(struct hx_ctx *c, const void *src, size_t n,
 	GT_TRY(rc);
 	GT_TRY(hx_scratch(c, n));
 	all = c->zs.flags | GT_ZS_COPIES;
-	best = plain_cost(c, src, n, &tlen);
+	t = cost_table(c, src, n, &tlen);
+	best = plain_cost(c, t, tlen, src, n);
 	for (unsigned k = 0; k < 7; k++) {
 		if ((tries[k] & all) != tries[k])
 			continue;
 		c->zs.flags = tries[k];
 		zb = 1 + gt_zs_size(&c->zs);
 		GT_TRY(copies_of_block(c, src, n, &zb));
+		/* the table is of the kept values copies included (as
+		 * block_begin builds it), the values coded leave them out */
+		c->zs.flags = tries[k] & ~GT_ZS_COPIES;
 		m = gt_zs_gather(&c->zs, 0, src, n, w, c->scratch);
-		cost = plain_cost(c, c->scratch, m, &tlen);
+		t = cost_table(c, c->scratch, m, &tlen);
+		c->zs.flags = tries[k];
+		if (tries[k] & GT_ZS_COPIES)
+			m = gt_zs_gather(&c->zs, 0, src, n, w, c->scratch);
+		cost = plain_cost(c, t, tlen, c->scratch, m);
 		if (cost == UINT64_MAX || zb + 1 + tlen > meta_cap)
 			continue;
 		if (cost + 8 * zb + qbits < best) {

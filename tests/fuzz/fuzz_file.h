@@ -27,7 +27,8 @@ static inline int fuzz_file(const uint8_t *data, size_t size, char *path, size_t
 /* Open @path as @kind (raw as f32) and read every value of every tensor. */
 static inline void fuzz_read_all(const char *path, enum gt_kind kind)
 {
-	const struct gt_source_opts o = { kind, GT_DT_F32 };
+	const struct gt_source_opts o = { .kind = kind, .dtype = GT_DT_F32,
+					  .dtype_if_raw = 1 };
 	static unsigned char buf[1 << 16];
 	struct gt_source *s = NULL;
 	struct gt_diag d;

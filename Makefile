@@ -5,14 +5,14 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD ?= build
 CC ?= cc
-PKGS = hdf5 libzstd zlib fftw3 fftw3f jansson libzip
+PKGS = hdf5 libzstd zlib fftw3 fftw3f jansson libzip libisal
 
 # Debian packages the build and the tests need; `make deps` installs the missing ones.
 DEB_PKGS = gcc make pkg-config libhdf5-dev hdf5-tools libzstd-dev zstd zlib1g-dev libfftw3-dev \
 	bats clang libxml2-utils bc time libopenmpi-dev openmpi-bin libjansson-dev jq g++ \
 	hdf5-filter-plugin hdf5-filter-plugin-blosc-serial python3-h5py python3-numpy \
 	python3-torch python3-pytest python3-sklearn libzip-dev \
-	libclang-rt-14-dev libbz2-dev libssl-dev zsh fish
+	libclang-rt-14-dev libbz2-dev libssl-dev zsh fish libisal-dev
 # libclang-rt-14-dev: clang's fuzzer and sanitizer runtimes (only recommended
 # by clang, so --no-install-recommends leaves them out); libbz2-dev and
 # libssl-dev: what `pkg-config --static --libs libzip` names, for the static

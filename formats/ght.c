@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "../lib/gt_crc.h"
 #include "gt_bytes.h"
 #include "gt_ght.h"
 #include "gt_sink.h"
@@ -37,7 +37,7 @@ static int encode(const struct gt_ght *t, struct gt_buf *b)
 	gt_buf_u32(b, (uint32_t)t->table_len);
 	gt_buf_put(b, t->table, t->table_len);
 	if (!b->err)
-		gt_buf_u32(b, (uint32_t)crc32_z(0, b->p, b->len));
+		gt_buf_u32(b, gt_crc32(0, b->p, b->len));
 	return b->err;
 }
 
@@ -126,7 +126,7 @@ int gt_ght_read(const char *path, struct gt_ght *t, struct gt_diag *d)
 		      (uint32_t)p[len - 2] << 16 | (uint32_t)p[len - 1] << 24;
 		if (memcmp(p, ght_magic, 4))
 			rc = gt_diag_set(d, GT_ERR(CORRUPT), "not a Huffman table file");
-		else if (crc != (uint32_t)crc32_z(0, p, len - 4))
+		else if (crc != gt_crc32(0, p, len - 4))
 			rc = gt_diag_set(d, GT_ERR(CORRUPT), "CRC mismatch");
 		else
 			rc = decode(p, len, t, d);

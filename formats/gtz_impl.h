@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include "../lib/gt_codec.h"
+#include "../lib/gt_crc.h"
 #include "gt_bytes.h"
 #include "gt_gtz.h"
 
@@ -34,11 +35,6 @@ enum {
  * MADV_POPULATE_WRITE (before 5.14) faults them in as before.
  */
 void gtz_prefault(void *p, size_t len);
-
-static inline uint32_t crc_of(uint32_t crc, const void *p, size_t n)
-{
-	return (uint32_t)crc32_z(crc, p, n);
-}
 
 void gtz_put_attrs(struct gt_buf *b, const struct gt_attrs *a);
 /* GT_ERR(OVERFLOW) naming @what and the start of @name when it is too long for a str. */

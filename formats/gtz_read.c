@@ -57,7 +57,7 @@ int gt_gtz_reader_open(FILE *f, unsigned threads, struct gt_gtz_reader **r_ret,
 				   : "read error");
 	crc = (uint32_t)head[12] | (uint32_t)head[13] << 8 |
 	      (uint32_t)head[14] << 16 | (uint32_t)head[15] << 24;
-	if (crc != crc_of(0, head, 12))
+	if (crc != gt_crc32(0, head, 12))
 		return gt_diag_set(d, GT_ERR(CORRUPT), "file header: CRC mismatch");
 	if (head[4] != GT_GTZ_VERSION_MAJOR || head[5])
 		return gt_diag_set(d, GT_ERR(UNSUPPORTED),
@@ -183,7 +183,7 @@ int gtz_read_record(struct gt_gtz_reader *r, unsigned *tag, size_t *len_ret,
 				   rc == GT_ERR(TRUNCATED) ? "truncated" : "bad");
 	crc = (uint32_t)tail[0] | (uint32_t)tail[1] << 8 | (uint32_t)tail[2] << 16 |
 	      (uint32_t)tail[3] << 24;
-	if (crc != crc_of(crc_of(0, head, hl), r->body, (size_t)len))
+	if (crc != gt_crc32(gt_crc32(0, head, hl), r->body, (size_t)len))
 		return gt_diag_set(d, GT_ERR(CORRUPT), "offset %llu: record header CRC mismatch",
 				   (unsigned long long)r->off);
 	r->off += hl + len + 4;
@@ -432,7 +432,7 @@ static void decode_chunk(struct gt_gtz_reader *r, struct rblock *b, size_t i,
 	ch->rc = gt_codec_decode(ctx, b->payload + ch->off, (size_t)((ch->bits + 7) / 8),
 				 out, (size_t)ch->values);
 	/* each worker checksums what it decoded; check_block combines them */
-	ch->crc = ch->rc < 0 ? 0 : crc_of(0, out, (size_t)ch->values * r->k.width);
+	ch->crc = ch->rc < 0 ? 0 : gt_crc32(0, out, (size_t)ch->values * r->k.width);
 }
 
 struct chunk_job {
@@ -619,7 +619,7 @@ static int read_dataset_payload(struct gt_gtz_reader *r, uint64_t zlen, uint64_t
 		rc = GT_ERR(NOMEM);
 	if (rc >= 0) {
 		got = ZSTD_decompress(b->data, (size_t)raw, z, (size_t)zlen);
-		if (ZSTD_isError(got) || got != raw || crc_of(0, b->data, got) != crc)
+		if (ZSTD_isError(got) || got != raw || gt_crc32(0, b->data, got) != crc)
 			rc = GT_ERR(CORRUPT);
 		b->data_len = (size_t)raw;
 	}

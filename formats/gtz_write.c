@@ -120,7 +120,7 @@ static int put_record(struct gt_gtz_writer *w, unsigned tag, const struct gt_buf
 		return GT_ERR(OVERFLOW);
 	gt_buf_u8(&head, tag);
 	gt_buf_uv(&head, body->len);
-	crc = crc_of(crc_of(0, head.p, head.len), body->p, body->len);
+	crc = gt_crc32(gt_crc32(0, head.p, head.len), body->p, body->len);
 	for (int i = 0; i < 4; i++)
 		tail[i] = (unsigned char)(crc >> (8 * i));
 	rc = head.err;
@@ -158,7 +158,7 @@ static int writer_start(struct gt_gtz_writer *w, int rc, unsigned threads,
 	head[4] = GT_GTZ_VERSION_MAJOR; head[5] = 0;
 	head[6] = GT_GTZ_VERSION_MINOR; head[7] = 0;
 	memset(head + 8, 0, 4);
-	crc = crc_of(0, head, 12);
+	crc = gt_crc32(0, head, 12);
 	for (int i = 0; i < 4; i++)
 		head[12 + i] = (unsigned char)(crc >> (8 * i));
 	if (rc >= 0 && put(w, head, 16) < 0)
@@ -232,7 +232,7 @@ static int write_dataset(struct gt_gtz_writer *w, const struct gt_object *o,
 	gtz_put_blob(&b, &o->blob, 0);
 	gtz_put_attrs(&b, &o->attrs);
 	gt_buf_uv(&b, o->blob.data_len);
-	gt_buf_u32(&b, crc_of(0, o->blob.data, o->blob.data_len));
+	gt_buf_u32(&b, gt_crc32(0, o->blob.data, o->blob.data_len));
 	gt_buf_uv(&b, zl);
 	rc = put_record_release(w, TAG_DATASET, &b, d);
 	if (rc >= 0 && put(w, z, zl) < 0)
@@ -446,7 +446,7 @@ static void code_chunk(struct gt_gtz_writer *w, struct wblock *b, size_t i,
 		out->rc = gt_codec_decode(ctx, out->buf, out->len, out->back, n);
 		src = out->back;
 	}
-	out->crc = crc_of(0, src, n * w->k.width);
+	out->crc = gt_crc32(0, src, n * w->k.width);
 }
 
 /* The block's table, loaded into the context that will code it. */
@@ -479,7 +479,7 @@ static void finish_block(struct gt_gtz_writer *w, struct wblock *b)
 		b->total = raw_len;
 		b->meta_len = 0;
 		if (!w->lossless)
-			b->crc = crc_of(0, b->in, raw_len);
+			b->crc = gt_crc32(0, b->in, raw_len);
 	}
 }
 

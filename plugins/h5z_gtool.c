@@ -10,7 +10,7 @@
 
 #include "../formats/gt_bytes.h"
 #include "../lib/gt_codec.h"
-#include "h5z_crc.h"
+#include "../lib/gt_crc.h"
 #include "h5z_gtool.h"
 #include "../lib/banned.h"
 
@@ -243,7 +243,7 @@ static int code_chunks(struct enc *e, const unsigned char *src, struct block *b,
 			GT_TRY(gt_codec_decode(e->ctx, e->payload + off, b->len[i], e->back, n));
 			in = e->back;
 		}
-		b->crc = h5z_crc32(b->crc, in, n * width);
+		b->crc = gt_crc32(b->crc, in, n * width);
 		off += b->len[i];
 	}
 	b->payload_len = off;
@@ -306,7 +306,7 @@ static void store_raw(struct block *b, const unsigned char *src, size_t nbytes,
 	b->meta_len = 0;
 	b->payload_len = nbytes;
 	b->bits = (uint64_t)nbytes * 8;
-	b->crc = h5z_crc32(0, src, nbytes);
+	b->crc = gt_crc32(0, src, nbytes);
 	for (size_t i = 0; i < b->nch; i++)
 		b->len[i] = chunk_n(b->values, i) * width;
 }
@@ -449,7 +449,7 @@ static int decode_chunks(const struct setup *s, const struct block *b, unsigned 
 		if (b->payload_len != b->values * width)
 			return gt_diag_set(d, GT_ERR(CORRUPT), "raw block of the wrong length");
 		memcpy(out, b->payload, b->payload_len);
-		*crc_ret = h5z_crc32(0, out, b->payload_len);
+		*crc_ret = gt_crc32(0, out, b->payload_len);
 		return 0;
 	}
 	bs.dtype = (enum gt_dtype)b->dtype;
@@ -462,7 +462,7 @@ static int decode_chunks(const struct setup *s, const struct block *b, unsigned 
 		const size_t n = chunk_n(b->values, i);
 
 		rc = gt_codec_decode(ctx, b->payload + off, b->len[i], o, n);
-		*crc_ret = h5z_crc32(*crc_ret, o, n * width);
+		*crc_ret = gt_crc32(*crc_ret, o, n * width);
 		off += b->len[i];
 	}
 	gt_codec_free(ctx);

@@ -52,9 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size < 1)
 		return 0;
-	/* the folding CRC-32 is zlib's, at every length and alignment */
+	/* ISA-L's CRC-32 is zlib's, at every length and alignment */
 	for (size_t off = 0; off < 3 && off < size; off++)
-		if (h5z_crc32(data[0], data + off, size - off) !=
+		if (gt_crc32(data[0], data + off, size - off) !=
 		    (uint32_t)crc32_z(data[0], data + off, size - off))
 			abort();
 	c = configs[data[0] % NCONFIGS];

@@ -466,7 +466,7 @@ static int stream_file(const char *path, unsigned threads, size_t fail_at)
 		rc = gt_gtz_write_group(w, &g, &d);
 	for (size_t k = 0; k < 3 && rc >= 0; k++) {
 		struct gt_gtz_coding c = { gt_codec_find("huffexp"),
-					   { ts[k].dt, "", NULL, 0, NULL }, 1024, 128 };
+					   { ts[k].dt, "", NULL, 0, NULL, 0 }, 1024, 128 };
 		struct feed f = { &ts[k], 0, 0, k == 0 ? fail_at : 0 };
 		struct gt_tensor_info ti;
 		struct gt_attr attr;

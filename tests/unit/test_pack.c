@@ -87,7 +87,8 @@ static void test_lossless(void)
 			o.threads = 2;
 			o.force = 1;
 			o.nt = &nt;
-			o.ev = (struct gt_pack_events){ on_start, on_bytes, on_tensor, &c };
+			o.ev = (struct gt_pack_events){ .start = on_start, .bytes = on_bytes,
+							  .tensor = on_tensor, .arg = &c };
 			CHECK_RC(gt_pack_file(&o, &r, &d), 0);
 			CHECK(r.in_bytes == c.bytes && c.bytes == c.total && c.total > 0);
 			CHECK(r.ntensors == c.tensors && c.tensors == (f ? 1u : 4u));

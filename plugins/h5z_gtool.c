@@ -210,9 +210,12 @@ static void put_header(struct gt_buf *h, const struct block *b, unsigned width)
 
 /*
  * Scratch of one encode.  The payload is coded straight into the buffer
- * HDF5 gets back, after room for the largest header; the header then
- * goes in front of it and the payload moves down: one large allocation
- * a chunk, not three.
+ * HDF5 gets back, after room for the header (at most header_room()); the
+ * header then goes in front of it: one large allocation a chunk, not
+ * three.  The room left is the header's length had every gtool chunk
+ * shrunk by a byte (guess_header()): its varints have the lengths of the
+ * header to come unless a chunk codes to under 2 KiB, so the payload
+ * stays where it was coded, and only otherwise moves.
  */
 struct enc {
 	struct gt_codec_ctx *ctx;
@@ -221,17 +224,37 @@ struct enc {
 	int lossless;
 };
 
+static size_t header_len(const struct block *b, unsigned width);
+
+/* Where the payload goes in e->out: after the header of @b had each
+ * gtool chunk coded to a byte less than its values (see struct enc). */
+static size_t guess_header(struct block *b, unsigned width)
+{
+	size_t total = 0;
+
+	for (size_t i = 0; i < b->nch; i++) {
+		b->len[i] = chunk_n(b->values, i) * width - 1;
+		total += b->len[i];
+	}
+	b->payload_len = total;
+	b->bits = (uint64_t)total * 8;
+	return header_len(b, width);
+}
+
 /* Code every gtool chunk of @src into e->payload; the CRC of what decodes. */
 static int code_chunks(struct enc *e, const unsigned char *src, struct block *b,
 		       unsigned width)
 {
-	size_t off = 0;
+	size_t off = 0, at;
 
 	GT_TRY(gt_codec_block_begin(e->ctx, src, b->values, e->meta, sizeof(e->meta),
 				    &b->meta_len));
 	GT_TRY(gt_codec_block_load(e->ctx, e->meta, b->meta_len));
 	b->meta = e->meta;
 	b->crc = 0;
+	at = guess_header(b, width);
+	if (at && at <= e->room)
+		e->payload = e->out + at;
 	for (size_t i = 0; i < b->nch; i++) {
 		const size_t n = chunk_n(b->values, i);
 		const unsigned char *in = src + i * (size_t)GT_H5Z_CHUNK_VALUES * width;
@@ -272,6 +295,20 @@ static int enc_alloc(struct enc *e, const struct block *b, unsigned width)
 	return e->out && (e->lossless || e->back) ? 0 : GT_ERR(NOMEM);
 }
 
+/* The bytes of @b's varint body length and header; 0 when out of memory. */
+static size_t header_len(const struct block *b, unsigned width)
+{
+	struct gt_buf h = { 0 }, l = { 0 };
+	size_t len;
+
+	put_header(&h, b, width);
+	gt_buf_uv(&l, h.len);
+	len = h.err || l.err ? 0 : l.len + h.len;
+	gt_buf_release(&h);
+	gt_buf_release(&l);
+	return len;
+}
+
 /* The header in front of the payload at e->payload (or of @raw). */
 static int assemble(struct enc *e, const struct block *b, const void *raw, unsigned width,
 		    size_t *len_ret)
@@ -289,7 +326,7 @@ static int assemble(struct enc *e, const struct block *b, const void *raw, unsig
 		memcpy(e->out + l.len, h.p, h.len);
 		if (raw)
 			memcpy(e->out + l.len + h.len, raw, b->payload_len);
-		else
+		else if (e->out + l.len + h.len != e->payload)
 			memmove(e->out + l.len + h.len, e->payload, b->payload_len);
 		*len_ret = l.len + h.len + b->payload_len;
 	}

@@ -67,6 +67,7 @@ struct gt_gtz_writer {
 	size_t inflight;        /* blocks of the other set being coded */
 	struct wblock *job;     /* the set the workers code */
 	size_t nchunks_max;
+	size_t slot_values;     /* values a slot holds: a block, or the whole tensor */
 	struct index_entry *index;
 	size_t nindex, index_cap;
 };
@@ -339,7 +340,7 @@ static void release_tensor(struct gt_gtz_writer *w)
 /* The buffers of slot @s. */
 static int alloc_slot(struct gt_gtz_writer *w, size_t s)
 {
-	const size_t bv = w->k.block_values;
+	const size_t bv = w->slot_values;
 	struct wblock *b = &w->slot[s];
 
 	b->in = malloc(bv * w->k.width);
@@ -363,7 +364,7 @@ static int alloc_slot(struct gt_gtz_writer *w, size_t s)
 /* Buffers for two sets of as many blocks as there are workers; the ring's
  * last slot only when gt_gtz_write_from streams (many small tensors would
  * allocate it for nothing). */
-static int alloc_slots(struct gt_gtz_writer *w)
+static int alloc_slots(struct gt_gtz_writer *w, uint64_t count)
 {
 	/* a set of one block a thread: the reading thread codes what is left
 	 * of the set before when it has filled this one */
@@ -371,7 +372,12 @@ static int alloc_slots(struct gt_gtz_writer *w)
 	w->slot = calloc(nring(w), sizeof(*w->slot));
 	if (!w->slot)
 		return GT_ERR(NOMEM);
-	w->nchunks_max = gtz_nchunks(&w->k, w->k.block_values);
+	/* no block of a tensor of known size holds more than its values: a
+	 * small tensor (a DDP bucket through libgtool) gets small buffers */
+	w->slot_values = w->k.block_values;
+	if (count != GT_COUNT_UNKNOWN && count < w->slot_values)
+		w->slot_values = count ? (size_t)count : 1;
+	w->nchunks_max = gtz_nchunks(&w->k, w->slot_values);
 	for (size_t s = 0; s < 2 * w->nslots; s++)
 		GT_TRY(alloc_slot(w, s));
 	return 0;
@@ -396,7 +402,7 @@ int gt_gtz_begin(struct gt_gtz_writer *w, const struct gt_tensor_info *t,
 	rc = gtz_coder_init(&w->k, c->codec, &c->params, bv, cv, w->threads, d);
 	w->lossless = !!(gt_codec_flags(c->codec) & GT_CODEC_LOSSLESS);
 	if (rc >= 0)
-		rc = alloc_slots(w);
+		rc = alloc_slots(w, t->count);
 	if (rc < 0) {
 		release_tensor(w);
 		return rc == GT_ERR(NOMEM) ? gt_diag_set(d, rc, "out of memory") : rc;

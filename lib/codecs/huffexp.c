@@ -8,6 +8,7 @@
 #include "../gt_chunk.h"
 #include "../gt_huff.h"
 #include "../gt_zstruct.h"
+#include "huffexp_impl.h"
 #include "../banned.h"
 
 /*
@@ -39,6 +40,22 @@
  * on gradients (k = 0, found in the first values of a block) and wins
  * 29 bits a value on f64 holding f32 values, 16 on f32 holding bf16.
  *
+ * Split chunks (format 1.3): in an f32 block whose mode byte has sign
+ * mode 3 (mixed signs, k = 0 or 16; written for blocks of HX_SPLIT_MIN =
+ * 8192 values or more), a chunk of 8192 to 2^30 values is coded as
+ * S = 4 parts: part j holds values [j * (n / 4), (j + 1) * (n / 4)), the
+ * last one to n, each coded as above on its own (a run ends at its end):
+ *
+ *   varint x 4   mcount of each part
+ *   u32 LE x 3   code stream bytes of parts 0, 1, 2
+ *   bytes        the mantissa streams of parts 0..3, one after the other
+ *   bytes        the code streams of parts 0..3 (part 3's to the end)
+ *
+ * so that the decoder follows two code streams at once and their chains
+ * of table lookups overlap (HX_LANES, huffexp_dec.c); chunks under 8192
+ * values keep one stream.  The other dtypes keep one stream: their loops
+ * are the generic ones, which do not gain from it.
+ *
  * The mantissa word was (sign << M | man) until the f32 fast paths came:
  * (man << 1 | sign) is one rotate on f32, both ways.  Chunks of the old
  * layout fail the block CRC.
@@ -69,91 +86,6 @@
  * block: it must be read from the memory block_begin() was given (the
  * rule of gt_codec.h), by the context that ran it.
  */
-
-#define HX_MIN(a, b) ((a) < (b) ? (a) : (b))
-/* f32 encode table entry: bits 0-7 code length, 8-15 mantissa bytes
- * (0 or the stride, 3 or 1), bit 16 no code, bits 32-63 the code (<= 15 + 8 bits) */
-#define HX_E_LEN(e) ((unsigned)(uint8_t)(e))
-#define HX_E_ADV(e) ((unsigned)(uint8_t)((e) >> 8))
-#define HX_E_BAD (UINT64_C(1) << 16)
-#define HX_E_CODE(e) ((e) >> 32)
-/* f32 decode: index bits of the multi-symbol table; 4 lookups <= 56 bits */
-#define HX_MBITS 12
-/* ... and for blocks whose first chunk has fewer than _N values */
-#define HX_MBITS_SMALL 9
-#define HX_MBITS_SMALL_N 16384
-/* ... and none below _MIN values: building it would cost more than it
- * saves; the single-token loop (dec1_f32_at) decodes them */
-#ifndef HX_MLUT_MIN
-#define HX_MLUT_MIN 4096
-#endif
-/* the mode byte of the block meta */
-#define HX_MODE_K(b) ((unsigned)(b) & 63u)
-#define HX_MODE_SIGN(b) ((unsigned)(b) >> 6)
-#define HX_SIGN_MIXED 0u
-#define HX_SIGN_POS 1u
-#define HX_SIGN_NEG 2u
-/* first meta byte of a zero-structure block: k = 63 and sign mode 3,
- * which no plain mode byte is */
-#define HX_ZS_MARK 0xffu
-
-struct hx_ctx {
-	struct gt_codec_base base;
-	enum gt_dtype dt;
-	unsigned maxlen;
-	enum gt_huff_method method;
-	int fixed;  /* static table: block meta is the mode byte */
-	int ready;  /* a table is installed */
-	int runs;   /* RUN tokens in use */
-	unsigned k;       /* mantissa trailing zero bits dropped, <= M */
-	unsigned sgn;     /* HX_SIGN_* */
-	unsigned wbits;   /* W, bits of a mantissa word */
-	unsigned mstride; /* f32 fast paths: word bytes, 3 or 1; 0: none */
-	struct gt_huff_table table;
-	struct gt_huff_hist hist;
-	struct gt_huff_table ztab; /* block_begin's trial tables */
-	/* encode, per symbol: code bits | nbits << 32 | mant << 40 | bad << 41 */
-	uint64_t enc[GT_HUFF_NSYM_MAX];
-	int enc_ready; /* enc (and for f32 enc32) match the table */
-	/* the saved table block_begin just built, so that the block_load of
-	 * the same context that follows keeps the tables it has */
-	unsigned char built[GT_HUFF_SAVE_MAX];
-	size_t built_len; /* 0: none */
-	int dec_ready; /* lut (and for f32 mlut) match the table */
-	unsigned lbits; /* index bits of lut: the longest code's length */
-	unsigned mbits; /* index bits of mlut, <= HX_MBITS; 0: no mlut */
-	uint16_t lut[GT_HUFF_LUT_MAX];
-	/* f32 encode, by u >> 23 | (u is ±0.0) << 9: HX_E_* entries */
-	uint64_t enc32[1024];
-	/* f32 decode per symbol: the value rotated left by one without its
-	 * mantissa word, | the mask of that word << 32 (0: no mantissa);
-	 * the same for every table, filled by hx_new() */
-	uint64_t dsym[GT_HUFF_NSYM_MAX];
-	/*
-	 * f32 decode, by the next B = mbits <= min(maxlen, HX_MBITS) bits: bits 0-3
-	 * the bits of the whole tokens (0: none, take the slow path), 4-5
-	 * their number k <= 3, 6-7 how many carry a mantissa; slot j < k at
-	 * bit 8 + 16 j: symbol (9 bits) | byte offset of its mantissa at
-	 * stride 3 << 9 | at stride 1 << 12.
-	 * Only exponent, ZERO and NZERO tokens whose code lies within B bits.
-	 */
-	uint64_t mlut[1u << HX_MBITS];
-	/* zero structure (gt_zstruct.h): the block's rows and columns */
-	size_t row_len;  /* R from the tensor's shape; 0: none (encode only) */
-	int zmode;       /* the block is coded with c->zs */
-	int zbegun;      /* block_begin ran: zsrc is the block of block_load */
-	struct gt_zstruct zs;
-	const unsigned char *zsrc; /* encode: the block's values, zn of them */
-	size_t zn;
-	unsigned char *scratch;    /* kept values of a block or chunk */
-	size_t scratch_cap;
-};
-
-
-static struct hx_ctx *hx(struct gt_codec_ctx *ctx)
-{
-	return (struct hx_ctx *)(void *)ctx;
-}
 
 /* The f32 encode table from c->enc[]. */
 static void prepare_enc32(struct hx_ctx *c)
@@ -191,47 +123,6 @@ static int prepare(struct hx_ctx *c)
 	c->enc_ready = 0;
 	c->dec_ready = 0;
 	c->ready = 1;
-	return 0;
-}
-
-/* One entry of the f32 multi-symbol table for the B-bit index @x. */
-static uint64_t mlut_entry(const struct hx_ctx *c, unsigned x, unsigned B)
-{
-	unsigned pos = 0, k = 0, nc = 0;
-	uint64_t ent = 0;
-
-	while (k < 3) {
-		/* bits of x above B are unknown: only codes within B count */
-		const unsigned e = c->lut[x >> pos], l = GT_HUFF_LUT_LEN(e);
-		const unsigned s = GT_HUFF_LUT_SYM(e);
-
-		if (!l || l > B - pos || s > GT_HUFF_NZERO(8))
-			break;
-		ent |= (uint64_t)(s | 3 * nc << 9 | nc << 12) << (8 + 16 * k);
-		nc += s < 256;
-		pos += l;
-		k++;
-	}
-	return k ? ent | pos | k << 4 | nc << 6 : 0;
-}
-
-/* The decode tables of the installed table, first used on @n values:
- * a LUT as wide as the longest code, and for f32 blocks that are not
- * small a multi-symbol table, smaller for smaller blocks (cheaper to
- * build). */
-static int prepare_dec(struct hx_ctx *c, size_t n)
-{
-	GT_TRY(gt_huff_lut_fit(&c->table, c->lut, GT_HUFF_LUT_MAX, &c->lbits));
-	c->mbits = 0;
-	if (c->dt == GT_DT_F32 && n >= HX_MLUT_MIN) {
-		const unsigned want = n < HX_MBITS_SMALL_N ? HX_MBITS_SMALL : HX_MBITS;
-		const unsigned B = c->lbits < want ? c->lbits : want;
-
-		for (unsigned x = 0; x < (1u << B); x++)
-			c->mlut[x] = mlut_entry(c, x, B);
-		c->mbits = B;
-	}
-	c->dec_ready = 1;
 	return 0;
 }
 
@@ -323,18 +214,22 @@ static size_t hx_bound(const struct gt_codec_ctx *ctx, size_t n)
 		return 0;
 	/* a zero-structure chunk starts with its place and its row copies:
 	 * a count and at most 8 bytes per copied row of >= 2 values */
-	return 3 * GT_VARINT_MAX + 4 * n + (n * w + 7) / 8 + (n * cbits + 7) / 8;
+	/* a split chunk: S - 1 more varints, the code lengths, padding */
+	return 3 * GT_VARINT_MAX + 4 * n + (n * w + 7) / 8 + (n * cbits + 7) / 8 +
+	       (HX_SPLIT_S - 1) * (GT_VARINT_MAX + 4 + 2);
 }
 
 /* Install the block's mode byte @b (k and sign mode). */
 static int set_mode(struct hx_ctx *c, unsigned b)
 {
 	const unsigned mb = gt_dtype_man_bits(c->dt);
-	const unsigned k = HX_MODE_K(b), sgn = HX_MODE_SIGN(b);
-	unsigned stride = 0;
+	const unsigned k = HX_MODE_K(b);
+	unsigned sgn = HX_MODE_SIGN(b), stride = 0;
 
-	if (k > mb || sgn > HX_SIGN_NEG)
+	if (k > mb || (sgn == HX_SIGN_SPLIT && (c->dt != GT_DT_F32 || (k && k != 16))))
 		return GT_ERR(CORRUPT);
+	c->split = sgn == HX_SIGN_SPLIT;
+	sgn = c->split ? HX_SIGN_MIXED : sgn;
 	c->k = k;
 	c->sgn = sgn;
 	c->wbits = (sgn == HX_SIGN_MIXED) + mb - k;
@@ -586,6 +481,10 @@ static int plain_begin(struct hx_ctx *c, const void *src, size_t n,
 	if (!c->enc_ready)
 		prepare_enc(c); /* block_mode() reads enc */
 	m[0] = (unsigned char)block_mode(c, src, n);
+	/* the split layout pays from HX_SPLIT_MIN values a chunk on */
+	if (c->dt == GT_DT_F32 && HX_MODE_SIGN(m[0]) == HX_SIGN_MIXED &&
+	    (HX_MODE_K(m[0]) == 0 || HX_MODE_K(m[0]) == 16) && n >= HX_SPLIT_MIN)
+		m[0] |= HX_SIGN_SPLIT << 6;
 	GT_TRY(set_mode(c, m[0]));
 	*meta_len_ret = 1 + tlen;
 	return 0;
@@ -900,30 +799,18 @@ static size_t enc_f32(const struct hx_ctx *c, const unsigned char *src,
 }
 
 
-static int enc_plain(struct hx_ctx *c, const void *src, size_t n,
-		     void *dst, size_t dst_cap, size_t *dst_len_ret)
+/* The values of one part (or of a chunk): the mantissa stream of
+ * exactly @mbytes at @mdst, the code stream at @cdst (*@clen_ret bytes). */
+static int enc_part(const struct hx_ctx *c, const unsigned char *src, size_t n,
+		    unsigned char *mdst, size_t mbytes, unsigned char *cdst,
+		    size_t ccap, size_t *clen_ret)
 {
-	unsigned char hdr[GT_VARINT_MAX];
-	unsigned char *const out = dst;
 	struct gt_bitw cw, mw;
-	size_t mcount, mbytes, hlen, i = 0, clen, mlen;
+	size_t i = 0, mlen;
 	int rc;
 
-	*dst_len_ret = 0;
-	if (!c->ready)
-		return GT_ERR(INVAL);
-	if (!c->enc_ready)
-		prepare_enc(c);
-	mcount = count_carriers(c, src, n);
-	if (mcount > SIZE_MAX / 64)
-		return GT_ERR(OVERFLOW);
-	mbytes = (mcount * c->wbits + 7) / 8;
-	hlen = (size_t)gt_varint_put(hdr, mcount);
-	if (hlen > dst_cap || mbytes > dst_cap - hlen)
-		return GT_ERR(DST_TOO_SMALL);
-	memcpy(out, hdr, hlen);
-	gt_bitw_init(&mw, out + hlen, mbytes);
-	gt_bitw_init(&cw, out + hlen + mbytes, dst_cap - hlen - mbytes);
+	gt_bitw_init(&mw, mdst, mbytes);
+	gt_bitw_init(&cw, cdst, ccap);
 	if (c->mstride) {
 		uint64_t bad;
 
@@ -937,296 +824,80 @@ static int enc_plain(struct hx_ctx *c, const void *src, size_t n,
 	rc = gt_bitw_close(&mw, &mlen);
 	if (rc < 0 || mlen != mbytes)
 		return GT_ERR(INVAL); /* cannot happen: mcount was counted */
-	GT_TRY(gt_bitw_close(&cw, &clen));
-	*dst_len_ret = hlen + mbytes + clen;
-	return 0;
-}
-
-/* ---- decoding ------------------------------------------------------------- */
-
-
-/* Zero bytes for @len values at @dst + i, after checking they fit. */
-static int put_zeros(unsigned char *dst, size_t width, size_t i, size_t n,
-		     uint64_t len)
-{
-	if (!len || len > n - i)
-		return GT_ERR(CORRUPT);
-	memset(dst + i * width, 0, (size_t)len * width);
-	return 0;
-}
-
-/* Any dtype, from value *@i_ret on; *@left_ret: mantissas still unread. */
-static int dec_generic(const struct hx_ctx *c, struct gt_bitr *cr,
-		       struct gt_bitr *mr, unsigned char *dst, size_t i,
-		       size_t n, size_t *left_ret)
-{
-	const enum gt_dtype dt = c->dt;
-	const unsigned eb = gt_dtype_exp_bits(dt), mb = gt_dtype_man_bits(dt);
-	const unsigned width = gt_dtype_size(dt);
-	const unsigned k = c->k, sb = c->sgn == HX_SIGN_MIXED, wb = c->wbits;
-	const uint64_t sfix = c->sgn == HX_SIGN_NEG;
-	size_t left = *left_ret;
-
-	while (i < n) {
-		unsigned e, s, mant = 1;
-		uint64_t v, sm;
-
-		gt_bitr_refill(cr);
-		e = c->lut[gt_bitr_peek(cr, c->lbits)];
-		if (!GT_HUFF_LUT_LEN(e))
-			return GT_ERR(CORRUPT);
-		gt_bitr_consume(cr, GT_HUFF_LUT_LEN(e));
-		s = GT_HUFF_LUT_SYM(e);
-		if (s < (1u << eb)) {
-			v = (uint64_t)s << mb;
-		} else if (s == GT_HUFF_RUN(eb)) {
-			const uint64_t len = gt_huff_get_run(cr);
-
-			GT_TRY(put_zeros(dst, width, i, n, len));
-			i += len;
-			continue;
-		} else if (s == GT_HUFF_ESC(eb)) {
-			v = gt_bitr_get(cr, eb) << mb;
-		} else { /* ZERO, NZERO */
-			v = (uint64_t)(s == GT_HUFF_NZERO(eb)) << (eb + mb);
-			mant = 0;
-		}
-		if (mant) {
-			if (!left--)
-				return GT_ERR(CORRUPT);
-			sm = gt_bitr_get(mr, wb);
-			v |= sm >> sb << k | (sb ? sm & 1 : sfix) << (eb + mb);
-		}
-		gt_fp_store(dst, dt, i++, v);
-	}
-	*left_ret = left;
-	return 0;
-}
-
-/* The f32 value of symbol word @d (dsym) and the mantissa word in the low
- * bits of @m at @stride (HX_WORD32 undone). */
-static inline uint32_t val_f32(uint64_t d, uint32_t m, const unsigned stride)
-{
-	const uint32_t x = stride == 3 ? m : (m & 0xfe) << 16 | (m & 1);
-	const uint32_t w = (uint32_t)d | (x & (uint32_t)(d >> 32));
-
-	return w >> 1 | w << 31;
+	return gt_bitw_close(&cw, clen_ret);
 }
 
 /*
- * One f32 token the slow way (ESC, RUN, codes longer than HX_MBITS bits,
- * corrupt codes) at value *@i_ret < @n.  *@mp_ret and *@i_ret advance.
+ * A chunk in HX_SPLIT_S parts: the mcount varints, the code stream
+ * lengths of parts 0..S-2 (4 bytes each, filled in as they are known),
+ * the mantissa streams, the code streams.
  */
-static int dec_one_f32(const struct hx_ctx *c, struct gt_bitr *cr,
-		       const unsigned char **mp_ret, const unsigned char *mend,
-		       unsigned char *dst, size_t n, size_t *i_ret)
+static int enc_split(const struct hx_ctx *c, const unsigned char *src, size_t n,
+		     unsigned char *out, size_t dst_cap, size_t *dst_len_ret)
 {
-	const unsigned stride = c->mstride;
-	const unsigned char *mp = *mp_ret;
-	const size_t i = *i_ret;
-	unsigned e, s;
-	uint64_t d;
-	uint32_t m = 0, v;
+	size_t mb[HX_SPLIT_S], pos = 0, mpos, clen;
+	unsigned char *lens;
 
-	gt_bitr_refill(cr);
-	e = c->lut[gt_bitr_peek(cr, c->lbits)];
-	if (!GT_HUFF_LUT_LEN(e))
-		return GT_ERR(CORRUPT);
-	gt_bitr_consume(cr, GT_HUFF_LUT_LEN(e));
-	s = GT_HUFF_LUT_SYM(e);
-	if (s == GT_HUFF_RUN(8)) {
-		const uint64_t len = gt_huff_get_run(cr);
+	for (unsigned j = 0; j < HX_SPLIT_S; j++) {
+		const size_t a = part_at(n, j), m = count_carriers(c, src + 4 * a,
+								    part_at(n, j + 1) - a);
 
-		GT_TRY(put_zeros(dst, 4, i, n, len));
-		*i_ret = i + (size_t)len;
-		return 0;
+		mb[j] = (m * c->wbits + 7) / 8;
+		if (dst_cap - pos < GT_VARINT_MAX)
+			return GT_ERR(DST_TOO_SMALL);
+		pos += (size_t)gt_varint_put(out + pos, m);
 	}
-	d = s == GT_HUFF_ESC(8) ? gt_bitr_get(cr, 8) << 24 | UINT64_C(0xffffff) << 32
-				: c->dsym[s];
-	if (d >> 32) {
-		if (mend - mp < stride)
-			return GT_ERR(CORRUPT);
-		m = mp[0];
-		if (stride == 3)
-			m |= (uint32_t)mp[1] << 8 | (uint32_t)mp[2] << 16;
-		*mp_ret = mp + stride;
+	lens = out + pos;
+	pos += 4 * (HX_SPLIT_S - 1);
+	mpos = pos;
+	for (unsigned j = 0; j < HX_SPLIT_S; j++)
+		pos += mb[j];
+	if (pos > dst_cap)
+		return GT_ERR(DST_TOO_SMALL);
+	for (unsigned j = 0; j < HX_SPLIT_S; j++) {
+		const size_t a = part_at(n, j);
+
+		GT_TRY(enc_part(c, src + 4 * a, part_at(n, j + 1) - a, out + mpos,
+				mb[j], out + pos, dst_cap - pos, &clen));
+		mpos += mb[j];
+		pos += clen;
+		if (j < HX_SPLIT_S - 1) {
+			if (clen > UINT32_MAX)
+				return GT_ERR(INVAL); /* cannot happen: HX_SPLIT_MAX */
+			for (unsigned b = 0; b < 4; b++)
+				lens[4 * j + b] = (unsigned char)(clen >> 8 * b);
+		}
 	}
-	v = val_f32(d, m, stride);
-	memcpy(dst + 4 * i, &v, 4);
-	*i_ret = i + 1;
+	*dst_len_ret = pos;
 	return 0;
 }
 
-/*
- * One lookup of the f32 multi-symbol table: up to three tokens.  All
- * three slots are stored (and their mantissa words loaded), the unused
- * ones with junk that later values overwrite; the caller keeps 3 values
- * and 10 mantissa bytes of room.  Returns 0 when the slow path must take
- * the next token.
- */
-static inline __attribute__((always_inline)) int
-step_f32(const uint64_t *mlut, const uint64_t *dsym, uint64_t bmask,
-	 struct gt_bitr *cr, const unsigned char **mp, unsigned char *dst,
-	 size_t *i, const unsigned stride)
+static int enc_plain(struct hx_ctx *c, const void *src, size_t n,
+		     void *dst, size_t dst_cap, size_t *dst_len_ret)
 {
-	const uint64_t e = mlut[cr->acc & bmask];
+	unsigned char hdr[GT_VARINT_MAX];
+	unsigned char *const out = dst;
+	size_t mcount, mbytes, hlen, clen;
 
-	if (__builtin_expect(!(e & 15), 0))
-		return 0;
-	gt_bitr_consume(cr, (unsigned)(e & 15));
-	for (unsigned k = 0; k < 3; k++) {
-		const uint64_t sl = e >> (8 + 16 * k);
-		uint32_t m, v;
-
-		memcpy(&m, *mp + (stride == 3 ? sl >> 9 & 7 : sl >> 12 & 3), 4);
-		v = val_f32(dsym[sl & 0x1ff], m, stride);
-		memcpy(dst + 4 * (*i + k), &v, 4);
-	}
-	*i += e >> 4 & 3;
-	*mp += stride * (e >> 6 & 3);
-	return 1;
-}
-
-/*
- * The f32 hot loop: groups of four lookups after one refill (4 x 12 <=
- * 56 bits) while 12 values and 40 (stride 1: 16) mantissa bytes are
- * left, so nothing inside a group needs a bounds check.  A token the
- * table does not hold goes through dec_one_f32().  Returns 0 or an error;
- * *@i_ret is where it stopped and *@mp_ret advances.  Inlined once per
- * mantissa @stride.
- */
-static inline __attribute__((always_inline)) int
-dec_f32_at(const struct hx_ctx *c, struct gt_bitr *cr_io,
-	   const unsigned char **mp_ret, const unsigned char *mend,
-	   unsigned char *dst, size_t n, size_t *i_ret, const unsigned stride)
-{
-	/* local copies: stores to dst would otherwise alias them */
-	struct gt_bitr lr = *cr_io, *const cr = &lr;
-	const unsigned char *mp = *mp_ret;
-	const uint64_t bmask = (UINT64_C(1) << c->mbits) - 1;
-	size_t i = 0;
-	int rc = 0;
-
-	while (n - i >= 12 && mend - mp >= (stride == 3 ? 40 : 16)) {
-		gt_bitr_refill(cr);
-		if (step_f32(c->mlut, c->dsym, bmask, cr, &mp, dst, &i, stride) &&
-		    step_f32(c->mlut, c->dsym, bmask, cr, &mp, dst, &i, stride) &&
-		    step_f32(c->mlut, c->dsym, bmask, cr, &mp, dst, &i, stride) &&
-		    step_f32(c->mlut, c->dsym, bmask, cr, &mp, dst, &i, stride))
-			continue;
-		rc = dec_one_f32(c, cr, &mp, mend, dst, n, &i);
-		if (rc < 0)
-			break;
-	}
-	*cr_io = lr;
-	*mp_ret = mp;
-	*i_ret = i;
-	return rc;
-}
-
-/*
- * The f32 loop of blocks too small for the multi-symbol table: three
- * tokens per refill (3 x 15 <= 56 bits) through the LUT while 3 values
- * and 12 mantissa bytes are left; RUN, ESC and corrupt codes go through
- * dec_one_f32().  As dec_f32_at() otherwise.
- */
-static inline __attribute__((always_inline)) int
-dec1_f32_at(const struct hx_ctx *c, struct gt_bitr *cr_io,
-	    const unsigned char **mp_ret, const unsigned char *mend,
-	    unsigned char *dst, size_t n, size_t *i_ret, const unsigned stride)
-{
-	struct gt_bitr lr = *cr_io, *const cr = &lr;
-	const unsigned char *mp = *mp_ret;
-	const uint16_t *const lut = c->lut;
-	const uint64_t *const dsym = c->dsym;
-	const uint64_t lmask = (UINT64_C(1) << c->lbits) - 1;
-	size_t i = 0;
-	int rc = 0;
-
-	while (n - i >= 3 && mend - mp >= 12) {
-		unsigned k;
-
-		gt_bitr_refill(cr);
-		for (k = 0; k < 3; k++) {
-			const unsigned e = lut[cr->acc & lmask];
-			uint64_t d;
-			uint32_t m, v;
-
-			/* length 0 (no code) or a symbol above NZERO */
-			if (__builtin_expect(e < (1u << 12) ||
-					     GT_HUFF_LUT_SYM(e) > GT_HUFF_NZERO(8), 0))
-				break;
-			gt_bitr_consume(cr, GT_HUFF_LUT_LEN(e));
-			d = dsym[GT_HUFF_LUT_SYM(e)];
-			memcpy(&m, mp, 4);
-			v = val_f32(d, m, stride);
-			memcpy(dst + 4 * i++, &v, 4);
-			mp += (d >> 32 != 0) * stride;
-		}
-		if (k < 3) {
-			rc = dec_one_f32(c, cr, &mp, mend, dst, n, &i);
-			if (rc < 0)
-				break;
-		}
-	}
-	*cr_io = lr;
-	*mp_ret = mp;
-	*i_ret = i;
-	return rc;
-}
-
-static int dec_f32(const struct hx_ctx *c, struct gt_bitr *cr,
-		   const unsigned char **mp_ret, const unsigned char *mend,
-		   unsigned char *dst, size_t n, size_t *i_ret)
-{
-	if (!c->mbits && c->mstride == 3)
-		return dec1_f32_at(c, cr, mp_ret, mend, dst, n, i_ret, 3);
-	if (!c->mbits)
-		return dec1_f32_at(c, cr, mp_ret, mend, dst, n, i_ret, 1);
-	if (c->mstride == 3)
-		return dec_f32_at(c, cr, mp_ret, mend, dst, n, i_ret, 3);
-	return dec_f32_at(c, cr, mp_ret, mend, dst, n, i_ret, 1);
-}
-
-static int dec_plain(struct hx_ctx *c, const void *src, size_t src_len,
-		     void *dst, size_t n)
-{
-	const unsigned char *p = src, *const end = p + src_len, *mp;
-	const unsigned w = c->wbits;
-	struct gt_bitr cr, mr;
-	uint64_t mcount, mbytes;
-	size_t i = 0, left;
-	int rc, rc2;
-
+	*dst_len_ret = 0;
 	if (!c->ready)
 		return GT_ERR(INVAL);
-	if (!c->dec_ready)
-		GT_TRY(prepare_dec(c, n));
-	GT_TRY(gt_varint_get(&p, end, &mcount));
-	if (mcount > n)
-		return GT_ERR(CORRUPT);
-	mbytes = (mcount * w + 7) / 8;
-	if (mbytes > (uint64_t)(end - p))
-		return GT_ERR(TRUNCATED);
-	gt_bitr_init(&mr, p, (size_t)mbytes);
-	gt_bitr_init(&cr, p + mbytes, (size_t)(end - p - mbytes));
-	left = (size_t)mcount;
-	if (c->mstride) {
-		mp = p;
-		rc = dec_f32(c, &cr, &mp, p + mbytes, dst, n, &i);
-		if (rc < 0)
-			return gt_bitr_left(&cr) < 0 ? GT_ERR(TRUNCATED) : rc;
-		left -= (size_t)(mp - p) / c->mstride;
-		mr.ptr = mp;
-	}
-	rc = dec_generic(c, &cr, &mr, dst, i, n, &left);
-	if (rc < 0)
-		return gt_bitr_left(&cr) < 0 ? GT_ERR(TRUNCATED) : rc;
-	rc = gt_bitr_finish(&cr);
-	rc2 = gt_bitr_finish(&mr);
-	if (rc < 0)
-		return rc;
-	return left || rc2 < 0 ? GT_ERR(CORRUPT) : 0;
+	if (!c->enc_ready)
+		prepare_enc(c);
+	if (split_chunk(c, n))
+		return enc_split(c, src, n, out, dst_cap, dst_len_ret);
+	mcount = count_carriers(c, src, n);
+	if (mcount > SIZE_MAX / 64)
+		return GT_ERR(OVERFLOW);
+	mbytes = (mcount * c->wbits + 7) / 8;
+	hlen = (size_t)gt_varint_put(hdr, mcount);
+	if (hlen > dst_cap || mbytes > dst_cap - hlen)
+		return GT_ERR(DST_TOO_SMALL);
+	memcpy(out, hdr, hlen);
+	GT_TRY(enc_part(c, src, n, out + hlen, mbytes, out + hlen + mbytes,
+			dst_cap - hlen - mbytes, &clen));
+	*dst_len_ret = hlen + mbytes + clen;
+	return 0;
 }
 
 /*
@@ -1276,7 +947,7 @@ static int hx_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 	size_t m, used;
 
 	if (!c->zmode)
-		return dec_plain(c, src, src_len, dst, n);
+		return hx_dec_plain(c, src, src_len, dst, n);
 	GT_TRY(gt_varint_get(&p, end, &q));
 	if (q > span || n > span - q)
 		return GT_ERR(CORRUPT);
@@ -1286,7 +957,7 @@ static int hx_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 	}
 	m = gt_zs_kept(&c->zs, (size_t)q, n);
 	GT_TRY(hx_scratch(c, m));
-	GT_TRY(dec_plain(c, p, (size_t)(end - p), c->scratch, m));
+	GT_TRY(hx_dec_plain(c, p, (size_t)(end - p), c->scratch, m));
 	gt_zs_scatter(&c->zs, (size_t)q, c->scratch, n, w, dst);
 	gt_zs_apply_copies(&c->zs, (size_t)q, dst, c->dt);
 	return 0;

@@ -110,6 +110,20 @@ roundtrip_raw() {
 	cmp default.gtz g.gtz
 }
 
+@test "compress: huffexp round-trips chunks of 8192 values and more (split, format 1.3), bytes independent of -T" {
+	local c
+	# chunks of 8192 values or more have four parts: 10000 cuts them
+	# unevenly, 8192 is the least, 64K the default
+	for c in 8192 10000 65536; do
+		roundtrip_traces -c huffexp --chunk-size=$c
+		run -0 gtool compress -q -f -T1 --chunk-size=$c "$SAMPLES/lstm_adamw.h5" -o t1.gtz
+		run -0 gtool compress -q -f -T2 --chunk-size=$c "$SAMPLES/lstm_adamw.h5" -o t2.gtz
+		cmp t1.gtz t2.gtz
+	done
+	run -0 od -A n -t u1 -j 4 -N 4 t1.gtz
+	[ "$(echo $output)" = "1 0 3 0" ]
+}
+
 @test "compress: huffexp options maxlen and method round-trip" {
 	local o
 	for o in maxlen=4 maxlen=15,method=gcomp method=pm maxlen=1; do

@@ -7,7 +7,10 @@
 # with format 1.2 where huffexp codes a tensor (huffexp itself, and the
 # tensors other than gradients that every lossy codec leaves to it) whose
 # all-zero columns (the digits' blank pixels) it now codes as a bitmap,
-# where that costs fewer bits
+# where that costs fewer bits, and with format 1.3 where huffexp codes an
+# f32 block of 8192 values or more in split chunks (grads.f32,
+# lstm_adamw.h5 and mlp_sgd.h5); every file digest changed with 1.3's
+# header
 
 bats_require_minimum_version 1.5.0
 

@@ -13,7 +13,8 @@
 # before the library and format 1.1 work, and golden.bats checks that
 # today's codecs still write those bytes (the lines where huffexp codes a
 # tensor with all-zero columns were remade with format 1.2, which codes
-# them as bitmaps).
+# them as bitmaps, and those where it codes an f32 block of 8192 values or
+# more with format 1.3, which splits its chunks).
 set -u
 gtool=$1
 mode=${2:-file}

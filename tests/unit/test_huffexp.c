@@ -323,13 +323,20 @@ static void test_cost_exact(void)
 		fill(buf, dts[d], n, 8);
 		CHECK_RC(gt_codec_block_begin(e, buf, n, meta, sizeof(meta), &mlen), 0);
 		CHECK_RC(gt_codec_encode(e, buf, n, dst, cap, &len), 0);
-		CHECK(mlen > 1 && meta[0] == 0); /* k = 0, mixed signs */
+		/* k = 0, mixed signs; f32 blocks this long: the split layout */
+		CHECK(mlen > 1 && meta[0] == (dts[d] == GT_DT_F32 ? 0xc0 : 0));
 		CHECK_RC(gt_huff_load(&t, meta + 1, mlen - 1, 0), 0);
 		gt_huff_hist_init(&h, dts[d]);
 		gt_huff_hist(&h, buf, n);
 		CHECK_RC(gt_huff_cost(&t, &h, &bits, &esc), 0);
-		/* header varint (2 or 3 bytes here) + two streams padded to bytes */
-		CHECK(len * 8 >= bits + 16 && len * 8 < bits + 24 + 16);
+		if (dts[d] == GT_DT_F32) {
+			/* 4 varints of 2 bytes, 3 lengths of 4, 8 streams padded
+			 * to bytes, and runs cut at the parts' ends cost more */
+			CHECK(len * 8 >= bits + 8 * 20 && len * 8 < bits + 8 * 28);
+		} else {
+			/* header varint (2 or 3 bytes here) + two streams padded */
+			CHECK(len * 8 >= bits + 16 && len * 8 < bits + 24 + 16);
+		}
 		free(dst);
 		gt_codec_free(e);
 	}
@@ -518,6 +525,15 @@ static unsigned want_sign(enum gt_dtype dt, unsigned k, unsigned sgn)
 	return dt == GT_DT_F32 && (k == 0 || k == 16) ? 0 : sgn;
 }
 
+/* The same for a block of @n values: 3 (mixed, split chunks) where f32
+ * keeps the sign bit in blocks of HX_SPLIT_MIN (8192) values or more. */
+static unsigned want_sign_n(enum gt_dtype dt, unsigned k, unsigned sgn, size_t n)
+{
+	const unsigned s = want_sign(dt, k, sgn);
+
+	return dt == GT_DT_F32 && (k == 0 || k == 16) && n >= 8192 ? 3 : s;
+}
+
 /* Common trailing mantissa zeros and one-signed blocks: the mode byte is
  * what the data says, and it makes chunks smaller, on every dtype. */
 static void test_mode(void)
@@ -600,11 +616,11 @@ static void test_mode_widened(void)
 	e = mk(GT_DT_F32, "", NULL, 0);
 	x = mk(GT_DT_F32, "", NULL, 0);
 	fill(u, GT_DT_F32, n, 8);
-	mode_rt(e, x, GT_DT_F32, u, n, 0, &len0);
+	mode_rt(e, x, GT_DT_F32, u, n, (int)(want_sign_n(GT_DT_F32, 0, 0, n) << 6), &len0);
 	for (size_t i = 0; i < n; i++)
 		u[i] &= 0xffff0000u;
 	u[5] = 0x3f810000u;
-	mode_rt(e, x, GT_DT_F32, u, n, 16, &len);
+	mode_rt(e, x, GT_DT_F32, u, n, (int)(16 | want_sign_n(GT_DT_F32, 16, 0, n) << 6), &len);
 	CHECK(len < len0 - n * 2);
 	gt_codec_free(e);
 	gt_codec_free(x);
@@ -677,7 +693,14 @@ static void test_mode_corrupt(void)
 		CHECK_RC(gt_codec_block_load(x, meta, mlen), GT_ERR(CORRUPT));
 		meta[0] = 63;
 		CHECK_RC(gt_codec_block_load(x, meta, mlen), GT_ERR(CORRUPT));
+		/* sign mode 3: the split layout, f32 with k = 0 or 16 only */
 		meta[0] = 3u << 6;
+		CHECK_RC(gt_codec_block_load(x, meta, mlen),
+			 dt == GT_DT_F32 ? 0 : GT_ERR(CORRUPT));
+		meta[0] = 16u | 3u << 6;
+		CHECK_RC(gt_codec_block_load(x, meta, mlen),
+			 dt == GT_DT_F32 ? 0 : GT_ERR(CORRUPT));
+		meta[0] = 1u | 3u << 6;
 		CHECK_RC(gt_codec_block_load(x, meta, mlen), GT_ERR(CORRUPT));
 		meta[0] = (unsigned char)(mb | 2u << 6);
 		CHECK_RC(gt_codec_block_load(x, meta, mlen), 0);
@@ -702,6 +725,238 @@ static void test_mode_corrupt(void)
 		gt_codec_free(e);
 		gt_codec_free(x);
 	}
+}
+
+/* A static table of the f32 values at @v (ESC coded). */
+static size_t static_table(const void *v, size_t n, unsigned maxlen,
+			   unsigned char *tb)
+{
+	static struct gt_huff_hist h;
+	static struct gt_huff_table t;
+	size_t tlen = 0;
+
+	gt_huff_hist_init(&h, GT_DT_F32);
+	gt_huff_hist(&h, v, n);
+	CHECK_RC(gt_huff_build(&t, &h, maxlen, GT_HUFF_PM, GT_HUFF_STATIC), 0);
+	CHECK_RC(gt_huff_save(&t, tb, GT_HUFF_SAVE_MAX, &tlen), 0);
+	return tlen;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/*
+ * The split layout, byte for byte: with a static table a chunk of n >=
+ * 8192 values is the four varints of the parts' counts, three 4-byte code
+ * lengths, the four mantissa streams, the four code streams, each part's
+ * streams those of the part coded alone (n / 4 < 8192 values: one
+ * stream each, a run ends at its end).  Zeros across the end of part 0,
+ * escaped exponents, k = 0 and 16.
+ */
+static void check_split(struct gt_codec_ctx *e, struct gt_codec_ctx *x,
+			const uint32_t *v, size_t n, unsigned stride)
+{
+	const size_t a[5] = { 0, n / 4, n / 4 * 2, n / 4 * 3, n };
+	const size_t bound = gt_codec_bound(e, n);
+	unsigned char *dst = malloc(bound), *part = malloc(bound);
+	const unsigned char *p, *lens, *ms, *cs;
+	uint32_t *back = malloc(4 * n);
+	uint64_t mcv[4], mc = 0;
+	size_t len, plen, cpos = 0;
+
+	CHECK_RC(gt_codec_encode(e, v, n, dst, bound, &len), 0);
+	CHECK_RC(gt_codec_decode(x, dst, len, back, n), 0);
+	CHECK(!memcmp(back, v, 4 * n));
+	p = dst;
+	for (unsigned j = 0; j < 4; j++)
+		CHECK_RC(gt_varint_get(&p, dst + len, &mcv[j]), 0);
+	lens = p;
+	ms = p + 12;
+	cs = ms + (mcv[0] + mcv[1] + mcv[2] + mcv[3]) * stride;
+	for (unsigned j = 0; j < 4; j++) {
+		const unsigned char *q = part;
+		size_t mb, cl;
+
+		CHECK_RC(gt_codec_encode(e, v + a[j], a[j + 1] - a[j], part, bound, &plen), 0);
+		CHECK_RC(gt_varint_get(&q, part + plen, &mc), 0);
+		CHECK(mc == mcv[j]);
+		mb = (size_t)mc * stride;
+		cl = plen - (size_t)(q - part) - mb;
+		CHECK(!memcmp(ms, q, mb));
+		CHECK(!memcmp(cs + cpos, q + mb, cl));
+		if (j < 3)
+			CHECK(le32(lens + 4 * j) == cl);
+		ms += mb;
+		cpos += cl;
+	}
+	CHECK(cs + cpos == dst + len);
+	free(dst);
+	free(part);
+	free(back);
+}
+
+static void test_split_layout(void)
+{
+	const size_t ns[] = { 8192, 8195, 32764 };
+	uint32_t *v = malloc(4 * 32764);
+	unsigned char *tb = malloc(GT_HUFF_SAVE_MAX), meta[8];
+
+	for (unsigned k = 0; k < 2; k++) {
+		size_t tlen, mlen;
+
+		fill_k(v, GT_DT_F32, 2000, k ? 16 : 0, 0);
+		tlen = static_table(v, 2000, 6, tb); /* maxlen 6: escapes */
+		for (unsigned z = 0; z < 3; z++) {
+			const size_t n = ns[z];
+			struct gt_codec_ctx *e = mk(GT_DT_F32, "", tb, tlen);
+			struct gt_codec_ctx *x = mk(GT_DT_F32, "", tb, tlen);
+
+			fill_k(v, GT_DT_F32, n, k ? 16 : 0, 0);
+			for (size_t i = n / 4 - 20; i < n / 4 + 30; i++)
+				v[i] = 0;
+			for (size_t i = 0; i < n; i += 97)
+				v[i] = (v[i] & 0x807fffffu) | (uint32_t)(i % 255) << 23;
+			CHECK_RC(gt_codec_block_begin(e, v, n, meta, sizeof(meta), &mlen), 0);
+			CHECK(mlen == 1 && meta[0] == (k ? 16 : 0) + 0xc0);
+			CHECK_RC(gt_codec_block_load(x, meta, mlen), 0);
+			check_split(e, x, v, n, k ? 1 : 3);
+			gt_codec_free(e);
+			gt_codec_free(x);
+		}
+	}
+	free(v);
+	free(tb);
+}
+
+/*
+ * Split chunks: every truncation fails, a bad header is refused
+ * (a part's count over its values: corrupt; code lengths past the
+ * end: truncated), a block under 8192 values keeps one stream.
+ */
+static void test_split_corrupt(void)
+{
+	const size_t n = 8192;
+	uint32_t *v = malloc(4 * n);
+	struct gt_codec_ctx *e = mk(GT_DT_F32, "", NULL, 0);
+	struct gt_codec_ctx *x = mk(GT_DT_F32, "", NULL, 0);
+	const size_t bound = gt_codec_bound(e, n);
+	unsigned char *dst = malloc(bound), meta[GT_CODEC_META_MAX];
+	uint32_t *back = malloc(4 * n);
+	size_t len, mlen;
+	unsigned h;
+
+	fill(v, GT_DT_F32, n, 8);
+	all_cuts(e, x, v, n);
+	CHECK_RC(gt_codec_block_begin(e, v, n, meta, sizeof(meta), &mlen), 0);
+	CHECK(meta[0] == 0xc0);
+	CHECK_RC(gt_codec_block_load(x, meta, mlen), 0);
+	CHECK_RC(gt_codec_encode(e, v, n, dst, bound, &len), 0);
+	/* the first count (2 bytes) raised to 2049 > 2048 */
+	CHECK(dst[1] < 0x80);
+	h = dst[1];
+	dst[0] = 0x81;
+	dst[1] = 0x10;
+	CHECK_RC(gt_codec_decode(x, dst, len, back, n), GT_ERR(CORRUPT));
+	dst[0] = 0x80; /* 2048 is fine for the count, wrong for the data */
+	CHECK(gt_codec_decode(x, dst, len, back, n) < 0);
+	dst[1] = (unsigned char)h;
+	CHECK_RC(gt_codec_encode(e, v, n, dst, bound, &len), 0);
+	/* code length of part 0 past the end */
+	{
+		const unsigned char *p = dst;
+		uint64_t mc;
+
+		for (unsigned j = 0; j < 4; j++)
+			CHECK_RC(gt_varint_get(&p, dst + len, &mc), 0);
+		dst[p - dst + 3] = 0x7f;
+		CHECK_RC(gt_codec_decode(x, dst, len, back, n), GT_ERR(TRUNCATED));
+	}
+	/* 8191 values: the layout of one stream */
+	CHECK_RC(gt_codec_block_begin(e, v, n - 1, meta, sizeof(meta), &mlen), 0);
+	CHECK(meta[0] == 0);
+	gt_codec_free(e);
+	gt_codec_free(x);
+	free(v);
+	free(dst);
+	free(back);
+}
+
+/* The bytes of the block at @src (meta, then chunks of 2^16 values) at
+ * @out, each chunk decoded by @dec and compared; the first meta byte in
+ * *@mode.  Returns their number. */
+static size_t block_bytes(struct gt_codec_ctx *enc, struct gt_codec_ctx *dec,
+			  const uint32_t *src, size_t n, unsigned char *out,
+			  unsigned *mode)
+{
+	const size_t cv = 65536, bound = gt_codec_bound(enc, cv);
+	uint32_t *back = malloc(4 * cv);
+	size_t mlen = 0, total, len;
+
+	CHECK_RC(gt_codec_block_begin(enc, src, n, out, GT_CODEC_META_MAX, &mlen), 0);
+	CHECK_RC(gt_codec_block_load(enc, out, mlen), 0);
+	CHECK_RC(gt_codec_block_load(dec, out, mlen), 0);
+	*mode = out[0];
+	total = mlen;
+	for (size_t q = 0; q < n; q += cv) {
+		const size_t m = n - q < cv ? n - q : cv;
+
+		CHECK_RC(gt_codec_encode(enc, src + q, m, out + total, bound, &len), 0);
+		CHECK_RC(gt_codec_decode(dec, out + total, len, back, m), 0);
+		CHECK(!memcmp(back, src + q, 4 * m));
+		total += len;
+	}
+	free(back);
+	return total;
+}
+
+/* Every isa (gt_isa.h) the CPU runs writes the bytes of the portable
+ * loops, split chunks and zero-structure blocks included, and decodes
+ * them. */
+static void test_split_isa(void)
+{
+	const size_t n = 3 * 65536 + 7, R = 1000;
+	uint32_t *v = malloc(4 * n);
+	unsigned char *ref = NULL;
+	size_t reflen = 0;
+
+	for (unsigned z = 0; z < 2; z++) {
+		fill(v, GT_DT_F32, n, 8);
+		if (z)
+			fill_rows(v, GT_DT_F32, n / R, R, 30, 20, 0);
+		for (int isa = 0; isa <= GT_ISA_LAST; isa++) {
+			struct gt_codec_ctx *e = mk_rows(GT_DT_F32, z ? R : 0);
+			struct gt_codec_ctx *x = mk_rows(GT_DT_F32, z ? R : 0);
+			unsigned char *out = malloc(2 * 4 * n + GT_CODEC_META_MAX);
+			size_t len;
+			unsigned mode;
+
+			if (!gt_isa_usable((enum gt_isa)isa)) {
+				gt_codec_free(e);
+				gt_codec_free(x);
+				free(out);
+				continue;
+			}
+			gt_codec_set_isa(e, (enum gt_isa)isa);
+			gt_codec_set_isa(x, (enum gt_isa)isa);
+			len = block_bytes(e, x, v, z ? n / R * R : n, out, &mode);
+			CHECK(z ? mode == 0xff : mode == 0xc0);
+			if (!ref) {
+				ref = out;
+				reflen = len;
+			} else {
+				CHECK(len == reflen && !memcmp(out, ref, len));
+				free(out);
+			}
+			gt_codec_free(e);
+			gt_codec_free(x);
+		}
+		free(ref);
+		ref = NULL;
+	}
+	free(v);
 }
 
 static void test_options(void)
@@ -736,6 +991,9 @@ int main(int argc, char **argv)
 	RUN(test_mode_widened);
 	RUN(test_mode_edges);
 	RUN(test_mode_corrupt);
+	RUN(test_split_layout);
+	RUN(test_split_corrupt);
+	RUN(test_split_isa);
 	RUN(test_options);
 	RUN(test_zero_structure);
 	RUN(test_zero_structure_misuse);

@@ -1,0 +1,127 @@
+/* huffexp_impl.h - the huffexp codec's context, shared by its encoder and decoder */
+#ifndef GT_HUFFEXP_IMPL_H
+#define GT_HUFFEXP_IMPL_H
+
+#include "../codec_impl.h"
+#include "../gt_huff.h"
+#include "../gt_zstruct.h"
+
+/* The block meta and the chunk layouts are described at the top of huffexp.c. */
+
+#define HX_MIN(a, b) ((a) < (b) ? (a) : (b))
+/* f32 encode table entry: bits 0-7 code length, 8-15 mantissa bytes
+ * (0 or the stride, 3 or 1), bit 16 no code, bits 32-63 the code (<= 15 + 8 bits) */
+#define HX_E_LEN(e) ((unsigned)(uint8_t)(e))
+#define HX_E_ADV(e) ((unsigned)(uint8_t)((e) >> 8))
+#define HX_E_BAD (UINT64_C(1) << 16)
+#define HX_E_CODE(e) ((e) >> 32)
+/* f32 decode: index bits of the multi-symbol table; 4 lookups <= 56 bits */
+#define HX_MBITS 12
+/* ... and for blocks whose first chunk has fewer than _N values */
+#define HX_MBITS_SMALL 9
+#define HX_MBITS_SMALL_N 16384
+/* ... and none below _MIN values: building it would cost more than it
+ * saves; the single-token loop (dec1_f32_at) decodes them */
+#ifndef HX_MLUT_MIN
+#define HX_MLUT_MIN 4096
+#endif
+/* the mode byte of the block meta */
+#define HX_MODE_K(b) ((unsigned)(b) & 63u)
+#define HX_MODE_SIGN(b) ((unsigned)(b) >> 6)
+#define HX_SIGN_MIXED 0u
+#define HX_SIGN_POS 1u
+#define HX_SIGN_NEG 2u
+/* f32, mixed signs, k = 0 or 16, chunks of HX_SPLIT_MIN..HX_SPLIT_MAX
+ * values in HX_SPLIT_S parts (format 1.3; corrupt before) */
+#define HX_SIGN_SPLIT 3u
+#define HX_SPLIT_S 4
+#define HX_SPLIT_MIN 8192
+#define HX_SPLIT_MAX (UINT64_C(1) << 30)
+/* parts the decoder follows at once (divides HX_SPLIT_S): two beat one
+ * and four, whose state no longer fits in x86-64's registers */
+#ifndef HX_LANES
+#define HX_LANES 2
+#endif
+/* first meta byte of a zero-structure block: k = 63 and sign mode 3,
+ * which no plain mode byte is */
+#define HX_ZS_MARK 0xffu
+
+struct hx_ctx {
+	struct gt_codec_base base;
+	enum gt_dtype dt;
+	unsigned maxlen;
+	enum gt_huff_method method;
+	int fixed;  /* static table: block meta is the mode byte */
+	int ready;  /* a table is installed */
+	int runs;   /* RUN tokens in use */
+	unsigned k;       /* mantissa trailing zero bits dropped, <= M */
+	unsigned sgn;     /* HX_SIGN_*, never HX_SIGN_SPLIT */
+	int split;        /* the mode byte said HX_SIGN_SPLIT */
+	unsigned wbits;   /* W, bits of a mantissa word */
+	unsigned mstride; /* f32 fast paths: word bytes, 3 or 1; 0: none */
+	struct gt_huff_table table;
+	struct gt_huff_hist hist;
+	struct gt_huff_table ztab; /* block_begin's trial tables */
+	/* encode, per symbol: code bits | nbits << 32 | mant << 40 | bad << 41 */
+	uint64_t enc[GT_HUFF_NSYM_MAX];
+	int enc_ready; /* enc (and for f32 enc32) match the table */
+	/* the saved table block_begin just built, so that the block_load of
+	 * the same context that follows keeps the tables it has */
+	unsigned char built[GT_HUFF_SAVE_MAX];
+	size_t built_len; /* 0: none */
+	int dec_ready; /* lut (and for f32 mlut) match the table */
+	unsigned lbits; /* index bits of lut: the longest code's length */
+	unsigned mbits; /* index bits of mlut, <= HX_MBITS; 0: no mlut */
+	uint16_t lut[GT_HUFF_LUT_MAX];
+	/* f32 encode, by u >> 23 | (u is ±0.0) << 9: HX_E_* entries */
+	uint64_t enc32[1024];
+	/* f32 decode per symbol: the value rotated left by one without its
+	 * mantissa word, | the mask of that word << 32 (0: no mantissa);
+	 * the same for every table, filled by hx_new() */
+	uint64_t dsym[GT_HUFF_NSYM_MAX];
+	/*
+	 * f32 decode, by the next B = mbits <= min(maxlen, HX_MBITS) bits: bits 0-3
+	 * the bits of the whole tokens (0: none, take the slow path), 4-5
+	 * their number k <= 3, 6-7 how many carry a mantissa; slot j < k at
+	 * bit 8 + 16 j: symbol (9 bits) | byte offset of its mantissa at
+	 * stride 3 << 9 | at stride 1 << 12.
+	 * Only exponent, ZERO and NZERO tokens whose code lies within B bits.
+	 */
+	uint64_t mlut[1u << HX_MBITS];
+	/* zero structure (gt_zstruct.h): the block's rows and columns */
+	size_t row_len;  /* R from the tensor's shape; 0: none (encode only) */
+	int zmode;       /* the block is coded with c->zs */
+	int zbegun;      /* block_begin ran: zsrc is the block of block_load */
+	struct gt_zstruct zs;
+	const unsigned char *zsrc; /* encode: the block's values, zn of them */
+	size_t zn;
+	unsigned char *scratch;    /* kept values of a block or chunk */
+	size_t scratch_cap;
+};
+
+
+static inline struct hx_ctx *hx(struct gt_codec_ctx *ctx)
+{
+	return (struct hx_ctx *)(void *)ctx;
+}
+
+/* Whether a chunk of @n values is coded in HX_SPLIT_S parts. */
+static inline int split_chunk(const struct hx_ctx *c, size_t n)
+{
+	return c->split && n >= HX_SPLIT_MIN && n <= HX_SPLIT_MAX;
+}
+
+/* The first value of part @j of a chunk of @n values. */
+static inline size_t part_at(size_t n, unsigned j)
+{
+	return j == HX_SPLIT_S ? n : n / HX_SPLIT_S * j;
+}
+
+/* The decode tables of the installed table, first used on @n values
+ * (huffexp_dec.c). */
+int hx_prepare_dec(struct hx_ctx *c, size_t n);
+/* Decode a plain chunk of @n values (either layout). */
+int hx_dec_plain(struct hx_ctx *c, const void *src, size_t src_len, void *dst,
+		 size_t n);
+
+#endif

@@ -103,9 +103,10 @@ static int parse_cd(size_t n, const unsigned *cd, struct setup *s, struct gt_dia
 	unsigned id = 3;
 
 	memset(s, 0, sizeof(*s));
-	if (n > GT_H5Z_CD_VERSION && cd[GT_H5Z_CD_VERSION] != GT_H5Z_LAYOUT)
+	if (n > GT_H5Z_CD_VERSION &&
+	    (cd[GT_H5Z_CD_VERSION] < 1 || cd[GT_H5Z_CD_VERSION] > GT_H5Z_LAYOUT))
 		return gt_diag_set(d, GT_ERR(UNSUPPORTED),
-				   "cd_values layout %u is not %u, the one this filter reads",
+				   "cd_values layout %u is not one this filter reads (1 to %u)",
 				   cd[GT_H5Z_CD_VERSION], GT_H5Z_LAYOUT);
 	if (n > GT_H5Z_CD_CODEC)
 		id = cd[GT_H5Z_CD_CODEC];

@@ -26,7 +26,10 @@ enum {
 	GT_H5Z_CD_CHUNK = 3,
 	GT_H5Z_CD_OPTS = 4, /* the first codec option */
 };
-#define GT_H5Z_LAYOUT 1  /* cd_values[0] this filter writes and reads */
+/* cd_values[0] this filter writes; it reads 1 and 2.  2: its chunks may
+ * hold huffexp's split chunks (.gtz format 1.3), which a filter of layout
+ * 1 cannot decode, so that one refuses the dataset by its layout. */
+#define GT_H5Z_LAYOUT 2
 #define GT_H5Z_OPTS_MAX 3 /* codec options after GT_H5Z_CD_OPTS */
 #define GT_H5Z_CD_MAX (GT_H5Z_CD_OPTS + GT_H5Z_OPTS_MAX)
 

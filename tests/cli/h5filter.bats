@@ -41,7 +41,7 @@ h5same() {
 	run -0 --separate-stderr "$PY" "$CHECK" verify w.h5
 	[ "$stderr" = "" ]
 	run -0 h5dump -p -H -d /f32 w.h5
-	[[ "$output" == *"FILTER_ID 400"*"COMMENT gtool"*"PARAMS { 1 3 1 256 }"* ]]
+	[[ "$output" == *"FILTER_ID 400"*"COMMENT gtool"*"PARAMS { 2 3 1 256 }"* ]]
 }
 
 @test "h5py: every lossless codec and option round-trips bit-identically" {
@@ -88,8 +88,8 @@ h5same() {
 	[ "$stderr" = "Unable to create dataset (gtool filter: big-endian values: gtool codes little-endian ones)" ]
 	run -1 --separate-stderr "$PY" "$CHECK" create c.h5 f8 1 6
 	[ "$stderr" = "Unable to create dataset (gtool filter: codec rangeq cannot code f64 values)" ]
-	run -1 --separate-stderr "$PY" "$CHECK" create c.h5 f4 2 3
-	[ "$stderr" = "Unable to create dataset (gtool filter: cd_values layout 2 is not 1, the one this filter reads)" ]
+	run -1 --separate-stderr "$PY" "$CHECK" create c.h5 f4 3 3
+	[ "$stderr" = "Unable to create dataset (gtool filter: cd_values layout 3 is not one this filter reads (1 to 2))" ]
 	run -1 --separate-stderr "$PY" "$CHECK" create c.h5 f4 1 99
 	[ "$stderr" = "Unable to create dataset (gtool filter: codec id 99 is not one this filter has (from a newer gtool?))" ]
 	run -1 --separate-stderr "$PY" "$CHECK" create c.h5 f4 1 8
@@ -109,19 +109,19 @@ h5same() {
 	h5same "$SAMPLES/mlp_sgd.h5" back.h5
 	run -0 --separate-stderr "$PY" "$CHECK" same "$SAMPLES/mlp_sgd.h5" g.h5
 	run -0 h5dump -p -H -d /step_000001/grad/0.weight g.h5
-	[[ "$output" == *"FILTER_ID 400"*"PARAMS { 1 3 1 8192 }"* ]]
+	[[ "$output" == *"FILTER_ID 400"*"PARAMS { 2 3 1 8192 }"* ]]
 	run -0 h5dump -p -H -d /step_000001/grad/0.weight back.h5
 	[[ "$output" != *"FILTER_ID"* ]]
 }
 
-@test "h5repack: bf16 stored as uint16 with cd_values 1,3,3; f16 and f64" {
+@test "h5repack: bf16 stored as uint16 with cd_values 1,3,3 (layout 1, written as 2); f16 and f64" {
 	run -0 h5repack -f /bf16:UD=400,0,3,1,3,3 -f /f16,/f64,/f32:UD=400,0,0 \
 		"$SAMPLES/dtypes.h5" d.h5
 	h5same "$SAMPLES/dtypes.h5" d.h5
 	run -0 h5dump -p -H -d /bf16 d.h5
-	[[ "$output" == *"PARAMS { 1 3 3 8192 }"* ]]
+	[[ "$output" == *"PARAMS { 2 3 3 8192 }"* ]]
 	run -0 h5dump -p -H -d /f16 d.h5
-	[[ "$output" == *"PARAMS { 1 3 2 8192 }"* ]]
+	[[ "$output" == *"PARAMS { 2 3 2 8192 }"* ]]
 }
 
 @test "a damaged chunk: a read error naming the damage, never a crash" {
@@ -160,4 +160,25 @@ h5same() {
 	run -0 "$PY" "$CHECK" read t.h5 a
 	run -1 --separate-stderr "$PY" "$CHECK" read t.h5 b
 	[ "$stderr" = "Can't read data (gtool filter: the chunk decodes to 256 values, the dataset's chunks hold 300)" ]
+}
+
+@test "a dataset of layout 1 (gtool before split chunks) still reads, through h5py and gtool" {
+	# written by the gtool of format 1.2: cd_values (1, 3, ...), chunks of
+	# 20000 f32 and 3000 f64 values, whose digests are those of the values
+	# it was given
+	local f=$ROOT/tests/fixtures/h5filter_layout1.h5
+	run -0 "$PY" -c 'import sys, hashlib, h5py
+f = h5py.File(sys.argv[1], "r")
+for k in ("g", "h"):
+    print(k, f[k].id.get_create_plist().get_filter(0)[2][0],
+          hashlib.sha256(f[k][:].tobytes()).hexdigest())' "$f"
+	[ "${lines[0]}" = "g 1 6f423d436a32acb0f444dd23c1e76f87a4c3d8a9160b06d00ee4790de7116db2" ]
+	[ "${lines[1]}" = "h 1 7d339f9755f4514773f56aeeda15244ce4c0d035fa91ae7c55972dbcb4074a07" ]
+	# gtool reads it with its own filter and writes layout 2
+	run -0 gtool compress -q -c huffexp "$f" -o new.h5
+	run -0 "$PY" -c 'import sys, h5py
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+print(b["g"].id.get_create_plist().get_filter(0)[2][0],
+      all((a[k][:].tobytes() == b[k][:].tobytes()) for k in ("g", "h")))' "$f" new.h5
+	[ "$output" = "2 True" ]
 }

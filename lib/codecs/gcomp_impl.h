@@ -63,6 +63,21 @@ struct gc_ctx {
 	size_t cbuf_cap;
 	float *gf, *cand, *ref, *out;
 	double *delta;
+	/* the fallback (gcomp_fall.c): blocks huffexp codes in fewer bytes */
+	struct gt_codec_ctx *hx; /* huffexp of the same dtype, row_len, table */
+	int fall;                /* the block loaded is a fallback block */
+	/* the chunks block_begin() coded to cost the block (GT_CHUNK_DEFAULT
+	 * values each, from kfirst): kbuf + koff[i], koff[i + 1] - koff[i]
+	 * bytes; knch 0: none */
+	unsigned char *kbuf;
+	size_t kcap, *koff, knch, kn, koff_cap;
+	const unsigned char *ksrc;
+	const float *kparam;
+	/* the meta block_begin() returned with them: kept for the
+	 * block_load() of it that follows, forgotten at any other */
+	unsigned char kmeta[GT_HUFF_SAVE_MAX];
+	size_t kmeta_len;
+	int kfresh;
 };
 
 static inline struct gc_ctx *gc(struct gt_codec_ctx *ctx)
@@ -89,6 +104,24 @@ static inline void gc_hist(const struct gc_ctx *c, struct gt_huff_hist *h, const
 extern const char *const gc_mode_names[5];
 void gc_default_levels(enum gt_dtype dt, unsigned *lev);
 int gc_parse_opts(struct gc_ctx *c, const struct gt_kv *kv, size_t nkv, struct gt_diag *d);
+
+/* gcomp.c: the context, and the codec's own block and chunk coding */
+int gc_new(const struct gt_codec_params *p, const struct gt_kv *kv, size_t nkv,
+	   struct gt_codec_ctx **ctx_ret, struct gt_diag *d);
+void gc_free(struct gt_codec_ctx *ctx);
+size_t gc_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap);
+size_t gc_own_bound(const struct gt_codec_ctx *ctx, size_t n);
+int gc_own_begin(struct gt_codec_ctx *ctx, const void *src, size_t n, void *meta,
+		 size_t meta_cap, size_t *meta_len_ret);
+int gc_own_load(struct gt_codec_ctx *ctx, const void *meta, size_t meta_len);
+int gc_encode_chunk(struct gc_ctx *c, const void *src, size_t n,
+		    const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
+		    size_t *dst_len_ret);
+
+/* gcomp_fall.c: the inner huffexp context of @c (gc_new), freed with
+ * the rest of the fallback's memory (gc_free) */
+int gc_fall_new(struct gc_ctx *c, const struct gt_codec_params *p, struct gt_diag *d);
+void gc_fall_free(struct gc_ctx *c);
 
 /* gcomp_dec.c: decoding and the per-chunk counters */
 int gc_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,

@@ -147,6 +147,7 @@ struct hx_ctx {
 	size_t zn;
 	unsigned char *scratch;    /* kept values of a block or chunk */
 	size_t scratch_cap;
+	uint64_t zbits; /* zmode: the chosen way's bits less its meta */
 };
 
 
@@ -549,6 +550,9 @@ static int hx_zs_choose(struct hx_ctx *c, const void *src, size_t n,
 		if (cost + 8 * zb + qbits < best) {
 			best = cost + 8 * zb + qbits;
 			pick = tries[k];
+			/* the chunks: values and copy lists (cost and zb
+			 * hold the meta: mark, bitmaps, mode byte, table) */
+			c->zbits = cost + 8 * (zb - 1 - gt_zs_size(&c->zs)) - 8 * (1 + (uint64_t)tlen);
 		}
 	}
 	if (!pick)
@@ -612,6 +616,35 @@ static int hx_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	}
 	GT_TRY(plain_begin(c, vals, kept, m + zlen, meta_cap - zlen, &len));
 	*meta_len_ret = zlen + len;
+	return 0;
+}
+
+/*
+ * Plain blocks: gt_huff_cost() of the values with the block's table, less
+ * what the mantissa words save on it (it counts 1 + M bits a word, the
+ * chunks W <= 1 + M: n (1 + M - W) bits off, at most what they save).
+ */
+int gt_huffexp_block_bits(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			  uint64_t *bits_ret)
+{
+	struct hx_ctx *c = hx(ctx);
+	const unsigned mb = gt_dtype_man_bits(c->dt);
+	uint64_t bits, esc, save;
+
+	*bits_ret = 0;
+	if (!c->ready || !c->zbegun)
+		return GT_ERR(INVAL);
+	if (c->zmode) {
+		*bits_ret = c->zbits;
+		return 0;
+	}
+	if (c->fixed) { /* else c->hist holds them (plain_begin) */
+		gt_huff_hist_init(&c->hist, c->dt);
+		gt_huff_hist_isa(&c->hist, src, n, c->base.isa);
+	}
+	GT_TRY(gt_huff_cost(&c->table, &c->hist, &bits, &esc));
+	save = (uint64_t)n * (1 + mb - c->wbits);
+	*bits_ret = bits > save ? bits - save : 0;
 	return 0;
 }
 

@@ -1,0 +1,359 @@
+/* gcomp_fall.c - gcomp's fallback: a block that huffexp codes in fewer bytes is coded as huffexp */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../gt_chunk.h"
+#include "gcomp_impl.h"
+#include "../banned.h"
+
+/*
+ * Format 1.3 (formats/GTZ.md, "The gcomp codec"): a gcomp block is coded
+ * either as gcomp (its meta is the gt_huff_save() table, whose first byte
+ * is 1, or empty with a static table) or as huffexp: its meta is then
+ * huffexp's block meta with the first byte XOR 0x3f, and its chunks are
+ * huffexp's chunks.  huffexp's first meta byte is a mode byte, k | sign
+ * << 6 with k <= 52, or 0xff (zero structure): XOR 0x3f makes its low six
+ * bits 63 - k >= 11, or 0xc0, never 1, and the meta is never empty.  So
+ * the fallback costs no byte over huffexp's block.
+ *
+ * block_begin_aux() chooses exactly, not by estimate: it codes the block
+ * as gcomp chunks of the default size (GT_CHUNK_DEFAULT values) into
+ * scratch, with the optimizer context the chunks will get, and compares
+ * those bytes and its table with a lower bound on huffexp's (its meta and
+ * gt_huffexp_block_bits()).  gcomp is kept when it is not larger than
+ * that bound, so with that chunk size a gcomp block is never larger than
+ * huffexp's.  The chunks coded are kept: encoding the same chunk (same
+ * values, same parameter array) copies them, so the choice costs a
+ * huffexp histogram and table per block, not a second encode.
+ * Without the optimizer context in a mode that needs it (block_begin()
+ * without aux) the block is coded as gcomp, as before.
+ */
+#define GC_FALL_FLIP 0x3fu
+
+int gc_fall_new(struct gc_ctx *c, const struct gt_codec_params *p, struct gt_diag *d)
+{
+	struct gt_codec_params hp = *p;
+	char opts[64];
+
+	snprintf(opts, sizeof(opts), "maxlen=%u,method=%s", c->maxlen,
+		 gt_huff_method_name(c->method));
+	hp.opts = opts;
+	hp.optim = NULL;
+	GT_TRY(gt_codec_new(&gt_codec_huffexp, &hp, &c->hx, d));
+	if (c->isa == GC_ISA_SCALAR)
+		gt_codec_set_isa(c->hx, GT_ISA_PORTABLE);
+	return 0;
+}
+
+void gc_fall_free(struct gc_ctx *c)
+{
+	gt_codec_free(c->hx);
+	free(c->kbuf);
+	free(c->koff);
+	c->hx = NULL;
+	c->kbuf = NULL;
+	c->koff = NULL;
+	c->kcap = c->koff_cap = c->knch = 0;
+}
+
+static void forget(struct gc_ctx *c)
+{
+	c->knch = 0;
+	c->ksrc = NULL;
+	c->kparam = NULL;
+	c->kfresh = 0;
+}
+
+static int gc_needs_aux(const struct gt_codec_ctx *ctx)
+{
+	const enum gc_mode m = gcc(ctx)->mode;
+
+	return m == GC_FULL || m == GC_MULTI || m == GC_EXACT;
+}
+
+/* @aux advanced to value @i of its block (NULL stays NULL). */
+static const struct gt_codec_aux *aux_at(const struct gt_codec_aux *aux, size_t i,
+					 struct gt_codec_aux *a)
+{
+	if (!aux)
+		return NULL;
+	a->param = aux->param ? aux->param + i : NULL;
+	a->param64 = aux->param64 ? aux->param64 + i : NULL;
+	for (int k = 0; k < 2; k++) {
+		a->state[k] = aux->state[k] ? aux->state[k] + i : NULL;
+		a->state64[k] = aux->state64[k] ? aux->state64[k] + i : NULL;
+	}
+	return a;
+}
+
+static int grow(struct gc_ctx *c, size_t need, size_t nch)
+{
+	if (need > c->kcap) {
+		unsigned char *p = realloc(c->kbuf, need);
+
+		if (!p)
+			return GT_ERR(NOMEM);
+		c->kbuf = p;
+		c->kcap = need;
+	}
+	if (nch + 1 > c->koff_cap) {
+		size_t *o = realloc(c->koff, (nch + 1) * sizeof(*o));
+
+		if (!o)
+			return GT_ERR(NOMEM);
+		c->koff = o;
+		c->koff_cap = nch + 1;
+	}
+	return 0;
+}
+
+/* The block of @n values at @src as gcomp chunks of the default size in
+ * c->kbuf (kept for encode); *@bytes_ret: their bytes. */
+static int own_chunks(struct gc_ctx *c, const unsigned char *src, size_t n,
+		      const struct gt_codec_aux *aux, uint64_t *bytes_ret)
+{
+	const size_t nch = (n + GT_CHUNK_DEFAULT - 1) / GT_CHUNK_DEFAULT;
+	size_t off = 0;
+
+	GT_TRY(grow(c, 0, nch));
+	c->koff[0] = 0;
+	for (size_t i = 0; i < nch; i++) {
+		const size_t first = i * GT_CHUNK_DEFAULT;
+		const size_t k = n - first < GT_CHUNK_DEFAULT ? n - first : GT_CHUNK_DEFAULT;
+		const size_t b = gc_own_bound((struct gt_codec_ctx *)(void *)c, k);
+		struct gt_codec_aux a;
+		size_t len;
+
+		if (!b || b > SIZE_MAX - off)
+			return GT_ERR(OVERFLOW);
+		GT_TRY(grow(c, off + b, nch));
+		GT_TRY(gc_encode_chunk(c, src + first * c->width, k, aux_at(aux, first, &a),
+				       c->kbuf + off, b, &len));
+		off += len;
+		c->koff[i + 1] = off;
+	}
+	c->knch = nch;
+	c->ksrc = src;
+	c->kn = n;
+	c->kparam = aux ? aux->param : NULL;
+	*bytes_ret = off;
+	return 0;
+}
+
+/* huffexp's block meta of the @n values at @src into @hm (*@hlen_ret
+ * bytes) and a lower bound on its bytes in all (meta included); 0 when
+ * huffexp cannot code the block. */
+static int hx_cost(struct gc_ctx *c, const void *src, size_t n, unsigned char *hm,
+		   size_t *hlen_ret, uint64_t *bytes_ret)
+{
+	uint64_t bits;
+	int rc;
+
+	*bytes_ret = 0;
+	rc = gt_codec_block_begin(c->hx, src, n, hm, GT_CODEC_META_MAX, hlen_ret);
+	if (rc >= 0)
+		rc = gt_huffexp_block_bits(c->hx, src, n, &bits);
+	if (rc == GT_ERR(NOMEM))
+		return rc;
+	if (rc >= 0 && *hlen_ret)
+		*bytes_ret = *hlen_ret + bits / 8;
+	return 0;
+}
+
+static int gc_block_begin_aux(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			      const struct gt_codec_aux *aux, void *meta, size_t meta_cap,
+			      size_t *meta_len_ret)
+{
+	struct gc_ctx *c = gc(ctx);
+	unsigned char hm[GT_CODEC_META_MAX], *const m = meta;
+	uint64_t own, hbytes;
+	size_t hlen = 0;
+
+	forget(c);
+	c->fall = 0;
+	GT_TRY(gc_own_begin(ctx, src, n, meta, meta_cap, meta_len_ret));
+	if (gc_needs_aux(ctx) && (!aux || !c->optim || (n && !aux->param)))
+		return 0; /* cannot cost (or code) gcomp's levels */
+	GT_TRY(own_chunks(c, src, n, aux, &own));
+	if (*meta_len_ret <= sizeof(c->kmeta)) {
+		memcpy(c->kmeta, meta, *meta_len_ret);
+		c->kmeta_len = *meta_len_ret;
+		c->kfresh = 1;
+	}
+	GT_TRY(hx_cost(c, src, n, hm, &hlen, &hbytes));
+	if (!hbytes || hbytes >= own + *meta_len_ret || hlen > meta_cap)
+		return 0;
+	forget(c);
+	memcpy(m, hm, hlen);
+	m[0] ^= GC_FALL_FLIP;
+	*meta_len_ret = hlen;
+	return 0;
+}
+
+static int gc_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			  void *meta, size_t meta_cap, size_t *meta_len_ret)
+{
+	return gc_block_begin_aux(ctx, src, n, NULL, meta, meta_cap, meta_len_ret);
+}
+
+/* Whether @meta is a fallback block's: not a saved table (first byte 1),
+ * not empty where the table is static. */
+static int is_fall(const struct gc_ctx *c, const unsigned char *m, size_t meta_len)
+{
+	return meta_len && (c->fixed || m[0] != 1);
+}
+
+static int gc_block_load(struct gt_codec_ctx *ctx, const void *meta, size_t meta_len)
+{
+	struct gc_ctx *c = gc(ctx);
+	unsigned char buf[GT_CODEC_META_MAX];
+
+	c->fall = 0;
+	if (is_fall(c, meta, meta_len)) {
+		forget(c);
+		if (meta_len > sizeof(buf))
+			return GT_ERR(CORRUPT);
+		memcpy(buf, meta, meta_len);
+		buf[0] ^= GC_FALL_FLIP;
+		GT_TRY(gt_codec_block_load(c->hx, buf, meta_len));
+		c->fall = 1;
+		return 0;
+	}
+	if (!c->kfresh || meta_len != c->kmeta_len || memcmp(meta, c->kmeta, meta_len))
+		forget(c);
+	c->kfresh = 0;
+	return gc_own_load(ctx, meta, meta_len);
+}
+
+/* The chunk block_begin_aux() coded for @n values at @src with @aux, or
+ * -1. */
+static long kept_chunk(const struct gc_ctx *c, const void *src, size_t n,
+		       const struct gt_codec_aux *aux)
+{
+	const uintptr_t at = (uintptr_t)src, base = (uintptr_t)c->ksrc;
+	const size_t step = (size_t)GT_CHUNK_DEFAULT * c->width;
+	size_t i, first;
+
+	if (!c->knch || at < base || (at - base) % step)
+		return -1;
+	i = (at - base) / step;
+	first = i * GT_CHUNK_DEFAULT;
+	if (i >= c->knch || n != (c->kn - first < GT_CHUNK_DEFAULT ? c->kn - first :
+				  GT_CHUNK_DEFAULT))
+		return -1;
+	if (c->kparam ? !aux || aux->param != c->kparam + first : aux && aux->param)
+		return -1;
+	return (long)i;
+}
+
+static int gc_encode_aux(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			 const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
+			 size_t *dst_len_ret)
+{
+	struct gc_ctx *c = gc(ctx);
+	long i;
+
+	*dst_len_ret = 0;
+	if (c->fall)
+		return gt_codec_encode(c->hx, src, n, dst, dst_cap, dst_len_ret);
+	if (gc_needs_aux(ctx) && (!aux || !c->optim || (n && !aux->param)))
+		return GT_ERR(INVAL);
+	i = kept_chunk(c, src, n, aux);
+	if (i >= 0) {
+		const size_t len = c->koff[i + 1] - c->koff[i];
+
+		if (len > dst_cap)
+			return GT_ERR(DST_TOO_SMALL);
+		memcpy(dst, c->kbuf + c->koff[i], len);
+		*dst_len_ret = len;
+		return 0;
+	}
+	return gc_encode_chunk(c, src, n, aux, dst, dst_cap, dst_len_ret);
+}
+
+static int gc_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
+		     void *dst, size_t dst_cap, size_t *dst_len_ret)
+{
+	return gc_encode_aux(ctx, src, n, NULL, dst, dst_cap, dst_len_ret);
+}
+
+static int gc_fall_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
+			  void *dst, size_t n)
+{
+	struct gc_ctx *c = gc(ctx);
+
+	if (c->fall)
+		return gt_codec_decode(c->hx, src, src_len, dst, n);
+	return gc_decode(ctx, src, src_len, dst, n);
+}
+
+/* Either codec's worst case: a block may be coded by either. */
+static size_t gc_bound(const struct gt_codec_ctx *ctx, size_t n)
+{
+	const size_t a = gc_own_bound(ctx, n), b = gt_codec_bound(gcc(ctx)->hx, n);
+
+	return !a || !b ? 0 : a > b ? a : b;
+}
+
+/*
+ * The counters of a fallback chunk: every value kept exactly (with its
+ * mantissa) counts as level0, every ±0.0 (coded by its token or the zero
+ * structure) as pruned, as they would in a gcomp chunk.
+ */
+static int gc_stats(struct gt_codec_ctx *ctx, const void *src, size_t src_len, size_t n,
+		    uint64_t *counts)
+{
+	struct gc_ctx *c = gc(ctx);
+	const uint64_t mag = (UINT64_C(1) << (c->eb + c->mb)) - 1;
+	unsigned char *v;
+	uint64_t zeros = 0;
+	int rc;
+
+	if (!c->fall)
+		return gc_chunk_stats(ctx, src, src_len, n, counts);
+	if (n > SIZE_MAX / c->width)
+		return GT_ERR(OVERFLOW);
+	v = malloc(n ? n * c->width : 1);
+	if (!v)
+		return GT_ERR(NOMEM);
+	rc = gt_codec_decode(c->hx, src, src_len, v, n);
+	for (size_t i = 0; rc >= 0 && i < n; i++)
+		zeros += !(gt_fp_load(v, c->dt, i) & mag);
+	free(v);
+	if (rc < 0)
+		return rc;
+	counts[0] += n - zeros;
+	counts[4] += zeros;
+	return 0;
+}
+
+static const char *const gc_stat_names[] = { "level0", "level1", "level2", "level3",
+					     "pruned", NULL };
+
+const struct gt_codec gt_codec_gcomp = {
+	.name = "gcomp",
+	.id = 4,
+	.flags = GT_CODEC_NEEDS_OPTIM | GT_CODEC_TABLE,
+	.help = "levels=A,B,C,D  mantissa bits dropped at levels 0-3, increasing\n"
+		"                (default f32 0,6,12,18; bf16 0,2,4,6; f16 0,3,5,8; f64 0,16,32,47)\n"
+		"margin=N    level l needs |delta| > 2^(levels[l] + N), -64-64 (default 0)\n"
+		"mode=M      full, single-quant, multi-quant, zero-prune or exact (default full)\n"
+		"maxlen=N    longest Huffman code n_theta, 1-15 (default 12)\n"
+		"method=M    table builder: best, gcomp or pm (default best)\n"
+		"isa=I       instruction set: auto, scalar, avx2 or avx512; same output\n"
+		"            (default auto)\n",
+	.ctx_new = gc_new,
+	.ctx_free = gc_free,
+	.canon = gc_canon,
+	.bound = gc_bound,
+	.block_begin = gc_block_begin,
+	.block_load = gc_block_load,
+	.block_begin_aux = gc_block_begin_aux,
+	.encode = gc_encode,
+	.decode = gc_fall_decode,
+	.encode_aux = gc_encode_aux,
+	.needs_aux = gc_needs_aux,
+	.stat_names = gc_stat_names,
+	.chunk_stats = gc_stats,
+};

@@ -22,10 +22,12 @@
  * scratch, with the optimizer context the chunks will get, and compares
  * those bytes and its table with a lower bound on huffexp's (its meta and
  * gt_huffexp_block_bits()).  gcomp is kept when it is not larger than
- * that bound, so with that chunk size a gcomp block is never larger than
- * huffexp's.  The chunks coded are kept: encoding the same chunk (same
- * values, same parameter array) copies them, so the choice costs a
- * huffexp histogram and table per block, not a second encode.
+ * that bound; else huffexp codes the block into scratch too, and the
+ * smaller wins (a tie keeps gcomp).  So with that chunk size a gcomp
+ * block is never larger than huffexp's.  The chunks coded are kept:
+ * encoding the same chunk (same values, same parameter array) copies
+ * them, so on a block where gcomp clearly wins the choice costs a
+ * huffexp histogram and table, not a second encode.
  * Without the optimizer context in a mode that needs it (block_begin()
  * without aux) the block is coded as gcomp, as before.
  */
@@ -142,8 +144,8 @@ static int own_chunks(struct gc_ctx *c, const unsigned char *src, size_t n,
 }
 
 /* huffexp's block meta of the @n values at @src into @hm (*@hlen_ret
- * bytes) and a lower bound on its bytes in all (meta included); 0 when
- * huffexp cannot code the block. */
+ * bytes) and a lower bound on its bytes in all (meta included), cheap:
+ * one histogram; 0 when huffexp cannot code the block. */
 static int hx_cost(struct gc_ctx *c, const void *src, size_t n, unsigned char *hm,
 		   size_t *hlen_ret, uint64_t *bytes_ret)
 {
@@ -158,6 +160,34 @@ static int hx_cost(struct gc_ctx *c, const void *src, size_t n, unsigned char *h
 		return rc;
 	if (rc >= 0 && *hlen_ret)
 		*bytes_ret = *hlen_ret + bits / 8;
+	return 0;
+}
+
+/* huffexp's exact bytes of the block begun in c->hx (chunks of the
+ * default size, meta of @hlen bytes) into *@bytes_ret; 0: none. */
+static int hx_exact(struct gc_ctx *c, const unsigned char *src, size_t n, size_t hlen,
+		    uint64_t *bytes_ret)
+{
+	const size_t k0 = n < GT_CHUNK_DEFAULT ? n : GT_CHUNK_DEFAULT;
+	const size_t b = gt_codec_bound(c->hx, k0);
+	unsigned char *buf = b ? malloc(b) : NULL;
+	uint64_t total = hlen;
+	int rc = 0;
+
+	*bytes_ret = 0;
+	if (!buf)
+		return b ? GT_ERR(NOMEM) : 0;
+	for (size_t i = 0; i < n && rc >= 0; i += GT_CHUNK_DEFAULT) {
+		const size_t k = n - i < GT_CHUNK_DEFAULT ? n - i : GT_CHUNK_DEFAULT;
+		size_t len = 0;
+
+		rc = gt_codec_encode(c->hx, src + i * c->width, k, buf, b, &len);
+		total += len;
+	}
+	free(buf);
+	if (rc == GT_ERR(NOMEM))
+		return rc;
+	*bytes_ret = rc < 0 ? 0 : total;
 	return 0;
 }
 
@@ -184,10 +214,16 @@ static int gc_block_begin_aux(struct gt_codec_ctx *ctx, const void *src, size_t 
 	GT_TRY(hx_cost(c, src, n, hm, &hlen, &hbytes));
 	if (!hbytes || hbytes >= own + *meta_len_ret || hlen > meta_cap)
 		return 0;
+	/* near: huffexp's bytes as coded (ties keep gcomp) */
+	GT_TRY(hx_exact(c, src, n, hlen, &hbytes));
+	if (!hbytes || hbytes >= own + *meta_len_ret)
+		return 0;
+	/* huffexp's context holds the block (a block_load of @meta keeps it) */
 	forget(c);
 	memcpy(m, hm, hlen);
 	m[0] ^= GC_FALL_FLIP;
 	*meta_len_ret = hlen;
+	c->fall = 1;
 	return 0;
 }
 

@@ -91,6 +91,14 @@ int gt_kv_huff(const struct gt_kv *kv, const char *codec, unsigned *maxlen,
 int gt_huffexp_block_bits(struct gt_codec_ctx *ctx, const void *src, size_t n,
 			  uint64_t *bits_ret);
 
+/*
+ * huffexp: @h is the histogram (gt_huff_hist()) of the values the next
+ * block_begin() gets, so that it need not count them again (gcomp's
+ * fallback, which has counted them).  @h must live until that call.
+ */
+struct gt_huff_hist;
+void gt_huffexp_hint_hist(struct gt_codec_ctx *ctx, const struct gt_huff_hist *h);
+
 extern const struct gt_codec gt_codec_raw;
 extern const struct gt_codec gt_codec_zlib;
 extern const struct gt_codec gt_codec_zstd;

@@ -153,6 +153,9 @@ static int hx_cost(struct gc_ctx *c, const void *src, size_t n, unsigned char *h
 	int rc;
 
 	*bytes_ret = 0;
+	/* the same counts as huffexp's (gcomp counted the block as it is) */
+	if (c->hist_whole)
+		gt_huffexp_hint_hist(c->hx, &c->hist);
 	rc = gt_codec_block_begin(c->hx, src, n, hm, GT_CODEC_META_MAX, hlen_ret);
 	if (rc >= 0)
 		rc = gt_huffexp_block_bits(c->hx, src, n, &bits);

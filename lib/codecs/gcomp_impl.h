@@ -37,6 +37,7 @@ struct gc_ctx {
 	uintptr_t coded_lo, coded_hi;
 	struct gt_huff_table table;
 	struct gt_huff_hist hist;
+	int hist_whole; /* hist is gt_huff_hist() of the block as it is */
 	/* per symbol: code bits | nbits << 32 | mant << 40 | no code << 41 */
 	uint64_t enc[GT_HUFF_NSYM_MAX];
 	/* f32 vector encoder (gcomp_simd.h): exponent codes as bits | nbits

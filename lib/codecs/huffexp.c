@@ -148,6 +148,8 @@ struct hx_ctx {
 	unsigned char *scratch;    /* kept values of a block or chunk */
 	size_t scratch_cap;
 	uint64_t zbits; /* zmode: the chosen way's bits less its meta */
+	/* the next block_begin's values' histogram, given (gcomp) */
+	const struct gt_huff_hist *hint;
 };
 
 
@@ -569,7 +571,8 @@ static int hx_zs_choose(struct hx_ctx *c, const void *src, size_t n,
 /* The plain block meta of the @n values at @src at @m: the mode byte and
  * (unless the table is static) the block's table. */
 static int plain_begin(struct hx_ctx *c, const void *src, size_t n,
-		       unsigned char *m, size_t meta_cap, size_t *meta_len_ret)
+		       const struct gt_huff_hist *hint, unsigned char *m, size_t meta_cap,
+		       size_t *meta_len_ret)
 {
 	size_t tlen = 0;
 
@@ -577,8 +580,12 @@ static int plain_begin(struct hx_ctx *c, const void *src, size_t n,
 	if (meta_cap < 1)
 		return GT_ERR(DST_TOO_SMALL);
 	if (!c->fixed) {
-		gt_huff_hist_init(&c->hist, c->dt);
-		gt_huff_hist_isa(&c->hist, src, n, c->base.isa);
+		if (hint) {
+			c->hist = *hint;
+		} else {
+			gt_huff_hist_init(&c->hist, c->dt);
+			gt_huff_hist_isa(&c->hist, src, n, c->base.isa);
+		}
 		GT_TRY(gt_huff_build(&c->table, &c->hist, c->maxlen, c->method, 0));
 		GT_TRY(gt_huff_save(&c->table, m + 1, meta_cap - 1, &tlen));
 		GT_TRY(prepare(c));
@@ -602,8 +609,10 @@ static int hx_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	unsigned char *const m = meta;
 	size_t zlen = 0, kept = n, len;
 	const void *vals = src;
+	const struct gt_huff_hist *hint = c->hint;
 
 	*meta_len_ret = 0;
+	c->hint = NULL;
 	c->zsrc = src;
 	c->zn = n;
 	c->zbegun = 1;
@@ -614,9 +623,15 @@ static int hx_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		GT_TRY(gt_zs_save(&c->zs, m + 1, meta_cap - 1, &zlen));
 		zlen++;
 	}
-	GT_TRY(plain_begin(c, vals, kept, m + zlen, meta_cap - zlen, &len));
+	GT_TRY(plain_begin(c, vals, kept, c->zmode ? NULL : hint, m + zlen, meta_cap - zlen,
+			   &len));
 	*meta_len_ret = zlen + len;
 	return 0;
+}
+
+void gt_huffexp_hint_hist(struct gt_codec_ctx *ctx, const struct gt_huff_hist *h)
+{
+	hx(ctx)->hint = h;
 }
 
 /*

@@ -162,6 +162,47 @@ static void test_choice(void)
 	free(back);
 }
 
+/* Blocks of several of gcomp's histogram slices (65536 values), with and
+ * without a run of zeros across a slice's end: the fallback's bytes are
+ * huffexp's own (its table the same, whether counted by gcomp or itself). */
+static void test_big_block(void)
+{
+	const size_t n = 3 * 65536 + 77;
+	const struct gt_optim o = sgd(1e-3);
+	float *g = malloc(n * 4), *param = malloc(n * 4), *back = malloc(n * 4);
+	uint64_t st[GT_CODEC_STATS_MAX];
+
+	for (int run = 0; run < 2; run++) {
+		struct gt_codec_ctx *gc = make("gcomp", NULL, &o, 0);
+		struct gt_codec_ctx *hx = make("huffexp", NULL, NULL, 0);
+		struct blk bg, bh;
+
+		for (size_t i = 0; i < n; i++) {
+			const uint64_t r = check_rand();
+
+			g[i] = gt_f32_from_bits((uint32_t)(r >> 63) << 31 |
+						(uint32_t)(110 + r % 12) << 23 |
+						(uint32_t)(r >> 8 & 0x7fffff));
+			param[i] = 1e-30f;
+			if (r % 5 == 0 || (run && i >= 65536 - 40 && i < 65536 + 40))
+				g[i] = 0;
+		}
+		code(gc, g, n, param, DEFAULT_CHUNK, 1, &bg);
+		code(hx, g, n, NULL, DEFAULT_CHUNK, 0, &bh);
+		bh.meta[0] ^= 0x3f;
+		CHECK(same(&bg, &bh));
+		decode(&bg, n, DEFAULT_CHUNK, back, st);
+		CHECK(!memcmp(back, g, n * 4));
+		free(bg.data);
+		free(bh.data);
+		gt_codec_free(gc);
+		gt_codec_free(hx);
+	}
+	free(g);
+	free(param);
+	free(back);
+}
+
 /* Every mode and isa: each isa gives the bytes of the scalar code on all
  * three blocks; the sparse block falls back in every mode, to the same
  * bytes (huffexp's). */
@@ -319,6 +360,7 @@ int main(int argc, char **argv)
 {
 	check_init(argc, argv);
 	RUN(test_choice);
+	RUN(test_big_block);
 	RUN(test_modes_isas);
 	RUN(test_chunkings);
 	RUN(test_never_larger);

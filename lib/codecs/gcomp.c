@@ -389,18 +389,6 @@ static int hist_flushed(struct gc_ctx *c, const void *src, size_t n)
 	return clean;
 }
 
-/* Whether a zero meets a zero across a slice boundary of hist_flushed()
- * (a run there is counted split: not gt_huff_hist() of the block). */
-static int run_split(const struct gc_ctx *c, const void *src, size_t n)
-{
-	const uint64_t mag = (UINT64_C(1) << (c->eb + c->mb)) - 1;
-
-	for (size_t i = GC_SLICE; i < n; i += GC_SLICE)
-		if (!(gt_fp_load(src, c->dt, i - 1) & mag) && !(gt_fp_load(src, c->dt, i) & mag))
-			return 1;
-	return 0;
-}
-
 static inline uint32_t sym32(uint32_t u, uint32_t zt);
 static int zero_tokens(const struct gc_ctx *c);
 
@@ -441,7 +429,7 @@ int gc_own_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		GT_TRY(scratch(c, n < GC_SLICE ? n : GC_SLICE));
 		if (hist_flushed(c, src, n)) {
 			clean_block(c, src, n);
-			c->hist_whole = !run_split(c, src, n);
+			c->hist_whole = n > GC_SLICE ? 2 : 1;
 		}
 	} else if (c->mode == GC_EXACT) {
 		gc_hist(c, &c->hist, src, n);

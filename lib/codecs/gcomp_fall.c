@@ -143,6 +143,54 @@ static int own_chunks(struct gc_ctx *c, const unsigned char *src, size_t n,
 	return 0;
 }
 
+/* @h with the @len +0.0 of a run (or, under GT_HUFF_RUN_MIN, single
+ * ZERO tokens) added (@sign 1) or taken out (-1), as gt_huff_hist()
+ * counts them. */
+static void count_zeros(struct gt_huff_hist *h, unsigned eb, size_t len, int sign)
+{
+	const uint64_t d = sign > 0 ? 1 : UINT64_MAX; /* wraps: -1 */
+
+	if (len >= GT_HUFF_RUN_MIN) {
+		h->count[GT_HUFF_RUN(eb)] += d;
+		h->run_zeros += d * len;
+		h->run_bits += d * gt_huff_run_bits(len);
+	} else {
+		h->count[GT_HUFF_ZERO(eb)] += d * len;
+	}
+}
+
+/*
+ * gcomp's block_begin counts a run of +0.0 that crosses the end of one of
+ * its slices (GC_SLICE values) as its pieces: recount each such run of
+ * @h whole, which makes it gt_huff_hist() of the block.
+ */
+static void join_runs(const struct gc_ctx *c, struct gt_huff_hist *h, const void *src,
+		      size_t n)
+{
+	size_t done = 0;
+
+	for (size_t b = GC_SLICE; b < n; b += GC_SLICE) {
+		size_t lo = b, hi = b;
+
+		if (b < done || gt_fp_load(src, c->dt, b - 1) || gt_fp_load(src, c->dt, b))
+			continue;
+		while (lo > 0 && !gt_fp_load(src, c->dt, lo - 1))
+			lo--;
+		while (hi < n && !gt_fp_load(src, c->dt, hi))
+			hi++;
+		/* the pieces, split at every slice end inside [lo, hi) */
+		for (size_t p = lo; p < hi;) {
+			const size_t end = (p / GC_SLICE + 1) * GC_SLICE;
+			const size_t q = end < hi ? end : hi;
+
+			count_zeros(h, c->eb, q - p, -1);
+			p = q;
+		}
+		count_zeros(h, c->eb, hi - lo, 1);
+		done = hi;
+	}
+}
+
 /* huffexp's block meta of the @n values at @src into @hm (*@hlen_ret
  * bytes) and a lower bound on its bytes in all (meta included), cheap:
  * one histogram; 0 when huffexp cannot code the block. */
@@ -153,9 +201,13 @@ static int hx_cost(struct gc_ctx *c, const void *src, size_t n, unsigned char *h
 	int rc;
 
 	*bytes_ret = 0;
-	/* the same counts as huffexp's (gcomp counted the block as it is) */
-	if (c->hist_whole)
-		gt_huffexp_hint_hist(c->hx, &c->hist);
+	/* huffexp's counts are gcomp's, runs joined: not counted again */
+	if (c->hist_whole) {
+		c->hxhist = c->hist;
+		if (c->hist_whole == 2)
+			join_runs(c, &c->hxhist, src, n);
+		gt_huffexp_hint_hist(c->hx, &c->hxhist);
+	}
 	rc = gt_codec_block_begin(c->hx, src, n, hm, GT_CODEC_META_MAX, hlen_ret);
 	if (rc >= 0)
 		rc = gt_huffexp_block_bits(c->hx, src, n, &bits);

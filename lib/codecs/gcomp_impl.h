@@ -37,7 +37,9 @@ struct gc_ctx {
 	uintptr_t coded_lo, coded_hi;
 	struct gt_huff_table table;
 	struct gt_huff_hist hist;
-	int hist_whole; /* hist is gt_huff_hist() of the block as it is */
+	/* hist is gt_huff_hist() of the block as it is: 1; but for the runs
+	 * across its slices' ends (counted as their pieces): 2; else 0 */
+	int hist_whole;
 	/* per symbol: code bits | nbits << 32 | mant << 40 | no code << 41 */
 	uint64_t enc[GT_HUFF_NSYM_MAX];
 	/* f32 vector encoder (gcomp_simd.h): exponent codes as bits | nbits
@@ -66,6 +68,7 @@ struct gc_ctx {
 	double *delta;
 	/* the fallback (gcomp_fall.c): blocks huffexp codes in fewer bytes */
 	struct gt_codec_ctx *hx; /* huffexp of the same dtype, row_len, table */
+	struct gt_huff_hist hxhist; /* hist, runs joined: huffexp's */
 	int fall;                /* the block loaded is a fallback block */
 	/* the chunks block_begin() coded to cost the block (GT_CHUNK_DEFAULT
 	 * values each, from kfirst): kbuf + koff[i], koff[i + 1] - koff[i]

@@ -172,7 +172,12 @@ static void test_big_block(void)
 	float *g = malloc(n * 4), *param = malloc(n * 4), *back = malloc(n * 4);
 	uint64_t st[GT_CODEC_STATS_MAX];
 
-	for (int run = 0; run < 2; run++) {
+	/* zero runs [lo, hi): none; across one slice end, pieces >= and < 8
+	 * (GT_HUFF_RUN_MIN); one over a whole slice and two ends */
+	static const size_t runs[4][2] = { { 0, 0 }, { 65536 - 40, 65536 + 40 },
+		{ 65536 - 3, 65536 + 6 }, { 65536 - 3, 2 * 65536 + 2 } };
+
+	for (int run = 0; run < 4; run++) {
 		struct gt_codec_ctx *gc = make("gcomp", NULL, &o, 0);
 		struct gt_codec_ctx *hx = make("huffexp", NULL, NULL, 0);
 		struct blk bg, bh;
@@ -184,8 +189,10 @@ static void test_big_block(void)
 						(uint32_t)(110 + r % 12) << 23 |
 						(uint32_t)(r >> 8 & 0x7fffff));
 			param[i] = 1e-30f;
-			if (r % 5 == 0 || (run && i >= 65536 - 40 && i < 65536 + 40))
+			if (r % 5 == 0 || (i >= runs[run][0] && i < runs[run][1]))
 				g[i] = 0;
+			if (run && (i == runs[run][0] - 1 || i == runs[run][1]))
+				g[i] = 1.5f; /* the run is exactly [lo, hi) */
 		}
 		code(gc, g, n, param, DEFAULT_CHUNK, 1, &bg);
 		code(hx, g, n, NULL, DEFAULT_CHUNK, 0, &bh);

@@ -115,21 +115,24 @@ static int grow(struct gc_ctx *c, size_t need, size_t nch)
 static int own_chunks(struct gc_ctx *c, const unsigned char *src, size_t n,
 		      const struct gt_codec_aux *aux, uint64_t *bytes_ret)
 {
+	const struct gt_codec_ctx *const ctx = (const struct gt_codec_ctx *)(void *)c;
 	const size_t nch = (n + GT_CHUNK_DEFAULT - 1) / GT_CHUNK_DEFAULT;
+	const size_t full = gc_own_bound(ctx, GT_CHUNK_DEFAULT);
 	size_t off = 0;
 
-	GT_TRY(grow(c, 0, nch));
+	/* room for every chunk at its worst once: no realloc (and copy) per
+	 * chunk; the pages not written are not touched */
+	if (!full || nch > SIZE_MAX / full)
+		return GT_ERR(OVERFLOW);
+	GT_TRY(grow(c, nch * full, nch));
 	c->koff[0] = 0;
 	for (size_t i = 0; i < nch; i++) {
 		const size_t first = i * GT_CHUNK_DEFAULT;
 		const size_t k = n - first < GT_CHUNK_DEFAULT ? n - first : GT_CHUNK_DEFAULT;
-		const size_t b = gc_own_bound((struct gt_codec_ctx *)(void *)c, k);
+		const size_t b = gc_own_bound(ctx, k);
 		struct gt_codec_aux a;
 		size_t len;
 
-		if (!b || b > SIZE_MAX - off)
-			return GT_ERR(OVERFLOW);
-		GT_TRY(grow(c, off + b, nch));
 		GT_TRY(gc_encode_chunk(c, src + first * c->width, k, aux_at(aux, first, &a),
 				       c->kbuf + off, b, &len));
 		off += len;

@@ -1,9 +1,11 @@
 /* gcomp_fall.c - gcomp's fallback: a block that huffexp codes in fewer bytes is coded as huffexp */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../gt_chunk.h"
+#include "../gt_zstruct.h"
 #include "gcomp_impl.h"
 #include "../banned.h"
 
@@ -42,6 +44,8 @@ int gc_fall_new(struct gc_ctx *c, const struct gt_codec_params *p, struct gt_dia
 		 gt_huff_method_name(c->method));
 	hp.opts = opts;
 	hp.optim = NULL;
+	c->row_len = p->row_len;
+	gt_zs_init(&c->zs);
 	GT_TRY(gt_codec_new(&gt_codec_huffexp, &hp, &c->hx, d));
 	if (c->isa == GC_ISA_SCALAR)
 		gt_codec_set_isa(c->hx, GT_ISA_PORTABLE);
@@ -51,6 +55,7 @@ int gc_fall_new(struct gc_ctx *c, const struct gt_codec_params *p, struct gt_dia
 void gc_fall_free(struct gc_ctx *c)
 {
 	gt_codec_free(c->hx);
+	gt_zs_release(&c->zs);
 	free(c->kbuf);
 	free(c->koff);
 	c->hx = NULL;
@@ -194,23 +199,83 @@ static void join_runs(const struct gc_ctx *c, struct gt_huff_hist *h, const void
 	}
 }
 
+/* huffexp's histogram of the block from gcomp's (not counted again), or
+ * NULL when gcomp's is not of the values as they are. */
+static const struct gt_huff_hist *hx_hist(struct gc_ctx *c, const void *src, size_t n)
+{
+	if (c->hist_whole != 2)
+		return c->hist_whole ? &c->hist : NULL;
+	c->hxhist = c->hist;
+	join_runs(c, &c->hxhist, src, n);
+	return &c->hxhist;
+}
+
+/* Whether huffexp's mantissa words of the block are 1 + M bits (k = 0,
+ * signs mixed, as its block_mode finds): an odd mantissa seen and, but
+ * for f32 (which keeps the sign), both signs on values that are not 0. */
+static int full_words(const struct gc_ctx *c, const void *src, size_t n)
+{
+	const uint64_t mag = (UINT64_C(1) << (c->eb + c->mb)) - 1;
+	unsigned odd = 0, sg = c->dt == GT_DT_F32 ? 3 : 0;
+
+	for (size_t i = 0; i < n && !(odd && sg == 3); i++) {
+		const uint64_t u = gt_fp_load(src, c->dt, i);
+
+		odd |= (unsigned)(u & 1);
+		if (u & mag)
+			sg |= 1u << (u >> (c->eb + c->mb) & 1);
+	}
+	return odd && sg == 3;
+}
+
+/*
+ * A lower bound on huffexp's bytes for the block, without its table, or
+ * 0.  The values with an exponent token: their codes take at least the
+ * entropy of those tokens' counts (the codes of any subset of a prefix
+ * code's symbols meet Kraft's inequality; ESC and its raw exponent make
+ * code words as well), and each carries a word of 1 + M bits; zeros are
+ * counted as free.  The meta takes at least a mode byte and a table
+ * header (6 bytes), each chunk a byte of count.  Only for a block that
+ * huffexp codes plain (no zero row or column: no zero structure) and
+ * with full words.
+ */
+static uint64_t hx_floor(struct gc_ctx *c, const void *src, size_t n,
+			 const struct gt_huff_hist *h)
+{
+	const size_t nch = (n + GT_CHUNK_DEFAULT - 1) / GT_CHUNK_DEFAULT;
+	uint64_t carriers = 0;
+	double bits;
+
+	if (!h || !full_words(c, src, n))
+		return 0;
+	if (c->row_len && gt_zs_find(&c->zs, src, n, c->dt, c->row_len) != GT_ERR(INVAL) &&
+	    c->zs.flags)
+		return 0; /* a zero row or column (or an error): huffexp decides */
+	for (unsigned s = 0; s < (1u << c->eb); s++)
+		carriers += h->count[s];
+	bits = 0;
+	for (unsigned s = 0; s < (1u << c->eb); s++)
+		if (h->count[s])
+			bits += (double)h->count[s] * log2((double)carriers / (double)h->count[s]);
+	bits += (double)carriers * (1 + c->mb);
+	/* a bit less than the entropy, for its rounding */
+	bits = bits > 2 ? bits * (1 - 1e-9) - 2 : 0;
+	return 6 + nch + (uint64_t)bits / 8;
+}
+
 /* huffexp's block meta of the @n values at @src into @hm (*@hlen_ret
  * bytes) and a lower bound on its bytes in all (meta included), cheap:
  * one histogram; 0 when huffexp cannot code the block. */
-static int hx_cost(struct gc_ctx *c, const void *src, size_t n, unsigned char *hm,
-		   size_t *hlen_ret, uint64_t *bytes_ret)
+static int hx_cost(struct gc_ctx *c, const void *src, size_t n,
+		   const struct gt_huff_hist *hist, unsigned char *hm, size_t *hlen_ret,
+		   uint64_t *bytes_ret)
 {
 	uint64_t bits;
 	int rc;
 
 	*bytes_ret = 0;
-	/* huffexp's counts are gcomp's, runs joined: not counted again */
-	if (c->hist_whole) {
-		c->hxhist = c->hist;
-		if (c->hist_whole == 2)
-			join_runs(c, &c->hxhist, src, n);
-		gt_huffexp_hint_hist(c->hx, &c->hxhist);
-	}
+	if (hist)
+		gt_huffexp_hint_hist(c->hx, hist);
 	rc = gt_codec_block_begin(c->hx, src, n, hm, GT_CODEC_META_MAX, hlen_ret);
 	if (rc >= 0)
 		rc = gt_huffexp_block_bits(c->hx, src, n, &bits);
@@ -255,6 +320,7 @@ static int gc_block_begin_aux(struct gt_codec_ctx *ctx, const void *src, size_t 
 {
 	struct gc_ctx *c = gc(ctx);
 	unsigned char hm[GT_CODEC_META_MAX], *const m = meta;
+	const struct gt_huff_hist *hist;
 	uint64_t own, hbytes;
 	size_t hlen = 0;
 
@@ -269,7 +335,10 @@ static int gc_block_begin_aux(struct gt_codec_ctx *ctx, const void *src, size_t 
 		c->kmeta_len = *meta_len_ret;
 		c->kfresh = 1;
 	}
-	GT_TRY(hx_cost(c, src, n, hm, &hlen, &hbytes));
+	hist = hx_hist(c, src, n);
+	if (hx_floor(c, src, n, hist) >= own + *meta_len_ret)
+		return 0; /* gcomp wins: no need to build huffexp's block */
+	GT_TRY(hx_cost(c, src, n, hist, hm, &hlen, &hbytes));
 	if (!hbytes || hbytes >= own + *meta_len_ret || hlen > meta_cap)
 		return 0;
 	/* near: huffexp's bytes as coded (ties keep gcomp) */

@@ -5,6 +5,7 @@
 #include "../codec_impl.h"
 #include "../gt_bitio.h"
 #include "../gt_huff.h"
+#include "../gt_zstruct.h"
 #include "gcomp_simd.h"
 
 /* The chunk layout and the levels are described at the top of gcomp.c. */
@@ -69,6 +70,8 @@ struct gc_ctx {
 	/* the fallback (gcomp_fall.c): blocks huffexp codes in fewer bytes */
 	struct gt_codec_ctx *hx; /* huffexp of the same dtype, row_len, table */
 	struct gt_huff_hist hxhist; /* hist, runs joined: huffexp's */
+	size_t row_len;            /* the tensor's (gt_codec_params) */
+	struct gt_zstruct zs;      /* whether huffexp may see zero rows */
 	int fall;                /* the block loaded is a fallback block */
 	/* the chunks block_begin() coded to cost the block (GT_CHUNK_DEFAULT
 	 * values each, from kfirst): kbuf + koff[i], koff[i + 1] - koff[i]

@@ -581,7 +581,14 @@ static int plain_begin(struct hx_ctx *c, const void *src, size_t n,
 		return GT_ERR(DST_TOO_SMALL);
 	if (!c->fixed) {
 		if (hint) {
-			c->hist = *hint;
+			/* the counts of the dtype's symbols only (the rest is
+			 * never read): a small block's copy stays small */
+			c->hist.dtype = hint->dtype;
+			c->hist.n = hint->n;
+			c->hist.run_zeros = hint->run_zeros;
+			c->hist.run_bits = hint->run_bits;
+			memcpy(c->hist.count, hint->count,
+			       gt_huff_nsyms(c->dt) * sizeof(c->hist.count[0]));
 		} else {
 			gt_huff_hist_init(&c->hist, c->dt);
 			gt_huff_hist_isa(&c->hist, src, n, c->base.isa);

@@ -7,7 +7,8 @@
 # with format 1.2 where huffexp codes a tensor (huffexp itself, and the
 # tensors other than gradients that every lossy codec leaves to it) whose
 # all-zero columns (the digits' blank pixels) it now codes as a bitmap,
-# where that costs fewer bits
+# where that costs fewer bits, and the gcomp lines rewritten with format 1.3
+# where gcomp codes a block as huffexp (fewer bytes than its own coding)
 
 bats_require_minimum_version 1.5.0
 

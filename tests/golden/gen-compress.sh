@@ -13,7 +13,8 @@
 # before the library and format 1.1 work, and golden.bats checks that
 # today's codecs still write those bytes (the lines where huffexp codes a
 # tensor with all-zero columns were remade with format 1.2, which codes
-# them as bitmaps).
+# them as bitmaps, and the gcomp lines where format 1.3 codes a block as
+# huffexp, which takes fewer bytes there).
 set -u
 gtool=$1
 mode=${2:-file}

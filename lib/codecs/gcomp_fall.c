@@ -56,17 +56,19 @@ void gc_fall_free(struct gc_ctx *c)
 {
 	gt_codec_free(c->hx);
 	gt_zs_release(&c->zs);
-	free(c->kbuf);
-	free(c->koff);
+	for (int k = 0; k < 2; k++) {
+		free(c->kept[k].buf);
+		free(c->kept[k].off);
+	}
+	memset(c->kept, 0, sizeof(c->kept));
 	c->hx = NULL;
-	c->kbuf = NULL;
-	c->koff = NULL;
-	c->kcap = c->koff_cap = c->knch = 0;
+	c->knch = 0;
 }
 
 static void forget(struct gc_ctx *c)
 {
 	c->knch = 0;
+	c->kfall = 0;
 	c->ksrc = NULL;
 	c->kparam = NULL;
 	c->kfresh = 0;
@@ -94,29 +96,29 @@ static const struct gt_codec_aux *aux_at(const struct gt_codec_aux *aux, size_t 
 	return a;
 }
 
-static int grow(struct gc_ctx *c, size_t need, size_t nch)
+static int grow(struct gc_kept *k, size_t need, size_t nch)
 {
-	if (need > c->kcap) {
-		unsigned char *p = realloc(c->kbuf, need);
+	if (need > k->cap) {
+		unsigned char *p = realloc(k->buf, need);
 
 		if (!p)
 			return GT_ERR(NOMEM);
-		c->kbuf = p;
-		c->kcap = need;
+		k->buf = p;
+		k->cap = need;
 	}
-	if (nch + 1 > c->koff_cap) {
-		size_t *o = realloc(c->koff, (nch + 1) * sizeof(*o));
+	if (nch + 1 > k->off_cap) {
+		size_t *o = realloc(k->off, (nch + 1) * sizeof(*o));
 
 		if (!o)
 			return GT_ERR(NOMEM);
-		c->koff = o;
-		c->koff_cap = nch + 1;
+		k->off = o;
+		k->off_cap = nch + 1;
 	}
 	return 0;
 }
 
 /* The block of @n values at @src as gcomp chunks of the default size in
- * c->kbuf (kept for encode); *@bytes_ret: their bytes. */
+ * c->kept[0] (for encode); *@bytes_ret: their bytes. */
 static int own_chunks(struct gc_ctx *c, const unsigned char *src, size_t n,
 		      const struct gt_codec_aux *aux, uint64_t *bytes_ret)
 {
@@ -129,8 +131,8 @@ static int own_chunks(struct gc_ctx *c, const unsigned char *src, size_t n,
 	 * chunk; the pages not written are not touched */
 	if (!full || nch > SIZE_MAX / full)
 		return GT_ERR(OVERFLOW);
-	GT_TRY(grow(c, nch * full, nch));
-	c->koff[0] = 0;
+	GT_TRY(grow(&c->kept[0], nch * full, nch));
+	c->kept[0].off[0] = 0;
 	for (size_t i = 0; i < nch; i++) {
 		const size_t first = i * GT_CHUNK_DEFAULT;
 		const size_t k = n - first < GT_CHUNK_DEFAULT ? n - first : GT_CHUNK_DEFAULT;
@@ -139,9 +141,9 @@ static int own_chunks(struct gc_ctx *c, const unsigned char *src, size_t n,
 		size_t len;
 
 		GT_TRY(gc_encode_chunk(c, src + first * c->width, k, aux_at(aux, first, &a),
-				       c->kbuf + off, b, &len));
+				       c->kept[0].buf + off, b, &len));
 		off += len;
-		c->koff[i + 1] = off;
+		c->kept[0].off[i + 1] = off;
 	}
 	c->knch = nch;
 	c->ksrc = src;
@@ -287,30 +289,34 @@ static int hx_cost(struct gc_ctx *c, const void *src, size_t n,
 }
 
 /* huffexp's exact bytes of the block begun in c->hx (chunks of the
- * default size, meta of @hlen bytes) into *@bytes_ret; 0: none. */
+ * default size, kept in c->kept[1], meta of @hlen bytes) into
+ * *@bytes_ret; 0: none. */
 static int hx_exact(struct gc_ctx *c, const unsigned char *src, size_t n, size_t hlen,
 		    uint64_t *bytes_ret)
 {
-	const size_t k0 = n < GT_CHUNK_DEFAULT ? n : GT_CHUNK_DEFAULT;
-	const size_t b = gt_codec_bound(c->hx, k0);
-	unsigned char *buf = b ? malloc(b) : NULL;
-	uint64_t total = hlen;
+	const size_t nch = (n + GT_CHUNK_DEFAULT - 1) / GT_CHUNK_DEFAULT;
+	const size_t full = gt_codec_bound(c->hx, GT_CHUNK_DEFAULT);
+	struct gc_kept *const k = &c->kept[1];
+	size_t off = 0;
 	int rc = 0;
 
 	*bytes_ret = 0;
-	if (!buf)
-		return b ? GT_ERR(NOMEM) : 0;
-	for (size_t i = 0; i < n && rc >= 0; i += GT_CHUNK_DEFAULT) {
-		const size_t k = n - i < GT_CHUNK_DEFAULT ? n - i : GT_CHUNK_DEFAULT;
+	if (!full || nch > SIZE_MAX / full)
+		return 0;
+	GT_TRY(grow(k, nch * full, nch));
+	k->off[0] = 0;
+	for (size_t i = 0; i < nch && rc >= 0; i++) {
+		const size_t first = i * GT_CHUNK_DEFAULT;
+		const size_t m = n - first < GT_CHUNK_DEFAULT ? n - first : GT_CHUNK_DEFAULT;
 		size_t len = 0;
 
-		rc = gt_codec_encode(c->hx, src + i * c->width, k, buf, b, &len);
-		total += len;
+		rc = gt_codec_encode(c->hx, src + first * c->width, m, k->buf + off, full, &len);
+		off += len;
+		k->off[i + 1] = off;
 	}
-	free(buf);
 	if (rc == GT_ERR(NOMEM))
 		return rc;
-	*bytes_ret = rc < 0 ? 0 : total;
+	*bytes_ret = rc < 0 ? 0 : hlen + off;
 	return 0;
 }
 
@@ -345,12 +351,18 @@ static int gc_block_begin_aux(struct gt_codec_ctx *ctx, const void *src, size_t 
 	GT_TRY(hx_exact(c, src, n, hlen, &hbytes));
 	if (!hbytes || hbytes >= own + *meta_len_ret)
 		return 0;
-	/* huffexp's context holds the block (a block_load of @meta keeps it) */
-	forget(c);
+	/* huffexp's context holds the block (a block_load of @meta keeps it),
+	 * and c->kept[1] its chunks */
+	c->kfall = 1;
 	memcpy(m, hm, hlen);
 	m[0] ^= GC_FALL_FLIP;
 	*meta_len_ret = hlen;
 	c->fall = 1;
+	c->kfresh = hlen <= sizeof(c->kmeta);
+	if (c->kfresh) {
+		memcpy(c->kmeta, m, hlen);
+		c->kmeta_len = hlen;
+	}
 	return 0;
 }
 
@@ -372,20 +384,22 @@ static int gc_block_load(struct gt_codec_ctx *ctx, const void *meta, size_t meta
 	struct gc_ctx *c = gc(ctx);
 	unsigned char buf[GT_CODEC_META_MAX];
 
+	/* the chunks kept are for the meta block_begin just returned */
+	if (!c->kfresh || meta_len != c->kmeta_len || memcmp(meta, c->kmeta, meta_len))
+		forget(c);
+	c->kfresh = 0;
 	c->fall = 0;
 	if (is_fall(c, meta, meta_len)) {
-		forget(c);
-		if (meta_len > sizeof(buf))
+		if (meta_len > sizeof(buf)) {
+			forget(c);
 			return GT_ERR(CORRUPT);
+		}
 		memcpy(buf, meta, meta_len);
 		buf[0] ^= GC_FALL_FLIP;
 		GT_TRY(gt_codec_block_load(c->hx, buf, meta_len));
 		c->fall = 1;
 		return 0;
 	}
-	if (!c->kfresh || meta_len != c->kmeta_len || memcmp(meta, c->kmeta, meta_len))
-		forget(c);
-	c->kfresh = 0;
 	return gc_own_load(ctx, meta, meta_len);
 }
 
@@ -405,7 +419,9 @@ static long kept_chunk(const struct gc_ctx *c, const void *src, size_t n,
 	if (i >= c->knch || n != (c->kn - first < GT_CHUNK_DEFAULT ? c->kn - first :
 				  GT_CHUNK_DEFAULT))
 		return -1;
-	if (c->kparam ? !aux || aux->param != c->kparam + first : aux && aux->param)
+	/* gcomp's levels: of the optimizer context that block_begin had */
+	if (!c->kfall && (c->kparam ? !aux || aux->param != c->kparam + first :
+			  aux && aux->param))
 		return -1;
 	return (long)i;
 }
@@ -418,17 +434,18 @@ static int gc_encode_aux(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	long i;
 
 	*dst_len_ret = 0;
-	if (c->fall)
-		return gt_codec_encode(c->hx, src, n, dst, dst_cap, dst_len_ret);
-	if (gc_needs_aux(ctx) && (!aux || !c->optim || (n && !aux->param)))
+	if (!c->fall && gc_needs_aux(ctx) && (!aux || !c->optim || (n && !aux->param)))
 		return GT_ERR(INVAL);
-	i = kept_chunk(c, src, n, aux);
+	i = c->fall == c->kfall ? kept_chunk(c, src, n, aux) : -1;
+	if (c->fall && i < 0)
+		return gt_codec_encode(c->hx, src, n, dst, dst_cap, dst_len_ret);
 	if (i >= 0) {
-		const size_t len = c->koff[i + 1] - c->koff[i];
+		const struct gc_kept *k = &c->kept[c->kfall];
+		const size_t len = k->off[i + 1] - k->off[i];
 
 		if (len > dst_cap)
 			return GT_ERR(DST_TOO_SMALL);
-		memcpy(dst, c->kbuf + c->koff[i], len);
+		memcpy(dst, k->buf + k->off[i], len);
 		*dst_len_ret = len;
 		return 0;
 	}

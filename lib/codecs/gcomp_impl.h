@@ -74,10 +74,15 @@ struct gc_ctx {
 	struct gt_zstruct zs;      /* whether huffexp may see zero rows */
 	int fall;                /* the block loaded is a fallback block */
 	/* the chunks block_begin() coded to cost the block (GT_CHUNK_DEFAULT
-	 * values each, from kfirst): kbuf + koff[i], koff[i + 1] - koff[i]
-	 * bytes; knch 0: none */
-	unsigned char *kbuf;
-	size_t kcap, *koff, knch, kn, koff_cap;
+	 * values each): kept[0] gcomp's, kept[1] huffexp's, chunk i at
+	 * buf + off[i], off[i + 1] - off[i] bytes; encode copies kept[kfall]
+	 * of a chunk of the knch (0: none) of the kn values at ksrc */
+	struct gc_kept {
+		unsigned char *buf;
+		size_t cap, *off, off_cap;
+	} kept[2];
+	size_t knch, kn;
+	int kfall;
 	const unsigned char *ksrc;
 	const float *kparam;
 	/* the meta block_begin() returned with them: kept for the

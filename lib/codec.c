@@ -171,8 +171,6 @@ int gt_codec_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	const struct gt_codec *c = base_of(ctx)->codec;
 
 	*meta_len_ret = 0;
-	if (c->block_begin_aux)
-		return c->block_begin_aux(ctx, src, n, NULL, meta, meta_cap, meta_len_ret);
 	if (!c->block_begin)
 		return 0;
 	return c->block_begin(ctx, src, n, meta, meta_cap, meta_len_ret);

@@ -35,8 +35,9 @@ struct gt_codec {
 	int (*block_load)(struct gt_codec_ctx *ctx, const void *meta,
 			  size_t meta_len);
 	/* optional: block_begin with the block's optimizer context (@aux
-	 * arrays indexed like @src; NULL: none); called instead of
-	 * block_begin when set */
+	 * arrays indexed like @src; NULL: none), for
+	 * gt_codec_block_begin_aux(); block_begin stays what
+	 * gt_codec_block_begin() calls */
 	int (*block_begin_aux)(struct gt_codec_ctx *ctx, const void *src, size_t n,
 			       const struct gt_codec_aux *aux, void *meta,
 			       size_t meta_cap, size_t *meta_len_ret);

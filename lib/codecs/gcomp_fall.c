@@ -30,8 +30,10 @@
  * encoding the same chunk (same values, same parameter array) copies
  * them, so on a block where gcomp clearly wins the choice costs a
  * huffexp histogram and table, not a second encode.
- * Without the optimizer context in a mode that needs it (block_begin()
- * without aux) the block is coded as gcomp, as before.
+ * Without the optimizer context in a mode that needs it the block is
+ * coded as gcomp, as before; so is every block of block_begin() (no
+ * aux), which the HDF5 filter and the allreduce ring call: their data
+ * keep the coding they had.
  */
 #define GC_FALL_FLIP 0x3fu
 
@@ -366,10 +368,16 @@ static int gc_block_begin_aux(struct gt_codec_ctx *ctx, const void *src, size_t 
 	return 0;
 }
 
+/* gcomp's own block, always (gt_codec_block_begin: the HDF5 filter and
+ * the ring keep the bytes they had). */
 static int gc_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 			  void *meta, size_t meta_cap, size_t *meta_len_ret)
 {
-	return gc_block_begin_aux(ctx, src, n, NULL, meta, meta_cap, meta_len_ret);
+	struct gc_ctx *c = gc(ctx);
+
+	forget(c);
+	c->fall = 0;
+	return gc_own_begin(ctx, src, n, meta, meta_cap, meta_len_ret);
 }
 
 /* Whether @meta is a fallback block's: not a saved table (first byte 1),

@@ -59,6 +59,17 @@ void gt_bench_spread(double *v, size_t n, double *median, double *min, double *m
 	*median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* @a's arrays from value @o on. */
+static void bench_aux_at(struct gt_codec_aux *a, size_t o)
+{
+	a->param += o;
+	a->state[0] = a->state[0] ? a->state[0] + o : NULL;
+	a->state[1] = a->state[1] ? a->state[1] + o : NULL;
+	a->param64 = a->param64 ? a->param64 + o : NULL;
+	a->state64[0] = a->state64[0] ? a->state64[0] + o : NULL;
+	a->state64[1] = a->state64[1] ? a->state64[1] + o : NULL;
+}
+
 static void enc_task(void *arg, size_t t, unsigned worker)
 {
 	struct bench *b = arg;
@@ -67,9 +78,16 @@ static void enc_task(void *arg, size_t t, unsigned worker)
 	struct gt_codec_ctx *ctx = b->ctx[worker * b->n + k->in];
 	const size_t w = gt_dtype_size(in->dtype), bound = b->bound[k->in];
 	const unsigned char *src = (const unsigned char *)in->data + k->first * w;
-	int rc = gt_codec_block_begin(ctx, src, k->n, k->meta, GT_CODEC_META_MAX,
-				      &k->meta_len);
+	struct gt_codec_aux ba, *bap = NULL;
+	int rc;
 
+	if (in->aux.param) {
+		ba = in->aux;
+		bench_aux_at(&ba, k->first);
+		bap = &ba;
+	}
+	rc = gt_codec_block_begin_aux(ctx, src, k->n, bap, k->meta, GT_CODEC_META_MAX,
+				      &k->meta_len);
 	if (rc >= 0)
 		rc = gt_codec_block_load(ctx, k->meta, k->meta_len);
 	for (size_t c = 0; c < k->nch && rc >= 0; c++) {
@@ -78,14 +96,8 @@ static void enc_task(void *arg, size_t t, unsigned worker)
 		struct gt_codec_aux a, *ap = NULL;
 
 		if (in->aux.param) {
-			const size_t o = k->first + first;
-
-			a.param = in->aux.param + o;
-			a.state[0] = in->aux.state[0] ? in->aux.state[0] + o : NULL;
-			a.state[1] = in->aux.state[1] ? in->aux.state[1] + o : NULL;
-			a.param64 = in->aux.param64 ? in->aux.param64 + o : NULL;
-			a.state64[0] = in->aux.state64[0] ? in->aux.state64[0] + o : NULL;
-			a.state64[1] = in->aux.state64[1] ? in->aux.state64[1] + o : NULL;
+			a = in->aux;
+			bench_aux_at(&a, k->first + first);
 			ap = &a;
 		}
 		gt_codec_seek(ctx, k->in, k->first + first);

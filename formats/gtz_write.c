@@ -458,8 +458,9 @@ static void code_chunk(struct gt_gtz_writer *w, struct wblock *b, size_t i,
 /* The block's table, loaded into the context that will code it. */
 static int begin_block(struct wblock *b, struct gt_codec_ctx *ctx)
 {
-	const int rc = gt_codec_block_begin(ctx, b->in, b->n, b->meta, sizeof(b->meta),
-					    &b->meta_len);
+	struct gt_codec_aux a;
+	const int rc = gt_codec_block_begin_aux(ctx, b->in, b->n, slot_aux(b, 0, &a), b->meta,
+						sizeof(b->meta), &b->meta_len);
 
 	return rc < 0 ? rc : gt_codec_block_load(ctx, b->meta, b->meta_len);
 }

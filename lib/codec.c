@@ -176,6 +176,18 @@ int gt_codec_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	return c->block_begin(ctx, src, n, meta, meta_cap, meta_len_ret);
 }
 
+int gt_codec_block_begin_aux(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			     const struct gt_codec_aux *aux, void *meta, size_t meta_cap,
+			     size_t *meta_len_ret)
+{
+	const struct gt_codec *c = base_of(ctx)->codec;
+
+	*meta_len_ret = 0;
+	if (!c->block_begin_aux)
+		return gt_codec_block_begin(ctx, src, n, meta, meta_cap, meta_len_ret);
+	return c->block_begin_aux(ctx, src, n, aux, meta, meta_cap, meta_len_ret);
+}
+
 int gt_codec_block_load(struct gt_codec_ctx *ctx, const void *meta,
 			size_t meta_len)
 {

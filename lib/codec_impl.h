@@ -34,6 +34,13 @@ struct gt_codec {
 			   void *meta, size_t meta_cap, size_t *meta_len_ret);
 	int (*block_load)(struct gt_codec_ctx *ctx, const void *meta,
 			  size_t meta_len);
+	/* optional: block_begin with the block's optimizer context (@aux
+	 * arrays indexed like @src; NULL: none), for
+	 * gt_codec_block_begin_aux(); block_begin stays what
+	 * gt_codec_block_begin() calls */
+	int (*block_begin_aux)(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			       const struct gt_codec_aux *aux, void *meta,
+			       size_t meta_cap, size_t *meta_len_ret);
 	int (*encode)(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		      void *dst, size_t dst_cap, size_t *dst_len_ret);
 	int (*decode)(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
@@ -75,6 +82,23 @@ int gt_kv_unknown(const struct gt_kv *kv, const char *codec, struct gt_diag *d);
  */
 int gt_kv_huff(const struct gt_kv *kv, const char *codec, unsigned *maxlen,
 	       int *method, struct gt_diag *d);
+
+/*
+ * huffexp, after its block_begin() on the @n values at @src: a lower
+ * bound on the bits of the block's chunks (its meta, chunk headers and
+ * byte padding left out), for gcomp's fallback (gcomp_fall.c).
+ * @return 0, GT_ERR(INVAL) when no block was begun.
+ */
+int gt_huffexp_block_bits(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			  uint64_t *bits_ret);
+
+/*
+ * huffexp: @h is the histogram (gt_huff_hist()) of the values the next
+ * block_begin() gets, so that it need not count them again (gcomp's
+ * fallback, which has counted them).  @h must live until that call.
+ */
+struct gt_huff_hist;
+void gt_huffexp_hint_hist(struct gt_codec_ctx *ctx, const struct gt_huff_hist *h);
 
 extern const struct gt_codec gt_codec_raw;
 extern const struct gt_codec gt_codec_zlib;

@@ -110,6 +110,19 @@ int gt_codec_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 			 void *meta, size_t meta_cap, size_t *meta_len_ret);
 int gt_codec_block_load(struct gt_codec_ctx *ctx, const void *meta,
 			size_t meta_len);
+/*
+ * gt_codec_block_begin_aux - gt_codec_block_begin() with the optimizer
+ * context of the block's @n values (@aux arrays indexed like @src; NULL:
+ * none), for codecs whose block choice needs it: gcomp costs the block
+ * both as itself and as huffexp with it (without @aux: in the modes that
+ * need none), and codes it as huffexp when that is smaller (.gtz format
+ * 1.3; gt_codec_block_begin() never does).  The chunks then encoded get
+ * the same arrays (the slices of them).  Other codecs ignore @aux.
+ * @return as gt_codec_block_begin().
+ */
+int gt_codec_block_begin_aux(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			     const struct gt_codec_aux *aux, void *meta, size_t meta_cap,
+			     size_t *meta_len_ret);
 
 /*
  * gt_codec_encode - code @n values at @src (little-endian, the context's

@@ -126,8 +126,8 @@ static int prepare(struct gc_ctx *c)
 	return 0;
 }
 
-static int gc_new(const struct gt_codec_params *p, const struct gt_kv *kv,
-		  size_t nkv, struct gt_codec_ctx **ctx_ret, struct gt_diag *d)
+int gc_new(const struct gt_codec_params *p, const struct gt_kv *kv,
+	   size_t nkv, struct gt_codec_ctx **ctx_ret, struct gt_diag *d)
 {
 	struct gc_ctx *c;
 	int rc;
@@ -158,8 +158,10 @@ static int gc_new(const struct gt_codec_params *p, const struct gt_kv *kv,
 			gt_diag_set(d, rc, "codec gcomp: bad static table for %s",
 				    gt_dtype_name(p->dtype));
 	}
+	if (rc == 0)
+		rc = gc_fall_new(c, p, d);
 	if (rc < 0) {
-		free(c);
+		gc_free((struct gt_codec_ctx *)(void *)c);
 		return rc;
 	}
 	*ctx_ret = (struct gt_codec_ctx *)(void *)c;
@@ -186,10 +188,12 @@ static void scratch_free(struct gc_ctx *c)
 	c->cap = 0;
 }
 
-static void gc_free(struct gt_codec_ctx *ctx)
+void gc_free(struct gt_codec_ctx *ctx)
 {
-	if (ctx)
+	if (ctx) {
 		scratch_free(gc(ctx));
+		gc_fall_free(gc(ctx));
+	}
 	free(ctx);
 }
 
@@ -227,7 +231,7 @@ static int scratch(struct gc_ctx *c, size_t n)
 	return 0;
 }
 
-static size_t gc_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap)
+size_t gc_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap)
 {
 	const struct gc_ctx *c = gcc(ctx);
 
@@ -242,7 +246,7 @@ static size_t gc_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap)
  * code (GT_HUFF_MAXLEN_MAX + E bits; a RUN costs at most 2 bits a value),
  * each stream padded to a byte.
  */
-static size_t gc_bound(const struct gt_codec_ctx *ctx, size_t n)
+size_t gc_own_bound(const struct gt_codec_ctx *ctx, size_t n)
 {
 	const struct gc_ctx *c = gcc(ctx);
 
@@ -409,23 +413,27 @@ static void coded_block(struct gc_ctx *c, const void *src, size_t n)
 	c->coded_hi = (uintptr_t)src + n * c->width;
 }
 
-static int gc_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
-			  void *meta, size_t meta_cap, size_t *meta_len_ret)
+int gc_own_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
+		 void *meta, size_t meta_cap, size_t *meta_len_ret)
 {
 	struct gc_ctx *c = gc(ctx);
 
 	*meta_len_ret = 0;
 	c->clean_lo = c->clean_hi = 0;
 	c->coded_lo = c->coded_hi = 0;
+	c->hist_whole = 0;
 	if (c->fixed)
 		return 0;
 	gt_huff_hist_init(&c->hist, c->dt);
 	if (prunes_all(c)) {
 		GT_TRY(scratch(c, n < GC_SLICE ? n : GC_SLICE));
-		if (hist_flushed(c, src, n))
+		if (hist_flushed(c, src, n)) {
 			clean_block(c, src, n);
+			c->hist_whole = n > GC_SLICE ? 2 : 1;
+		}
 	} else if (c->mode == GC_EXACT) {
 		gc_hist(c, &c->hist, src, n);
+		c->hist_whole = 1;
 		if (!c->hist.count[0])
 			clean_block(c, src, n);
 	} else {
@@ -452,8 +460,7 @@ static int same_table(const struct gc_ctx *c, const void *meta, size_t meta_len)
 	       !memcmp(buf, meta, len);
 }
 
-static int gc_block_load(struct gt_codec_ctx *ctx, const void *meta,
-			 size_t meta_len)
+int gc_own_load(struct gt_codec_ctx *ctx, const void *meta, size_t meta_len)
 {
 	struct gc_ctx *c = gc(ctx);
 
@@ -1382,9 +1389,9 @@ static void writers_init(struct gc_ctx *c, struct gc_writers *w, unsigned char *
 		gt_bitw_init(&w->cw, lout + lbytes + mbytes, crest);
 }
 
-static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
-			const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
-			size_t *dst_len_ret)
+int gc_encode_chunk(struct gc_ctx *c, const void *src, size_t n,
+		    const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
+		    size_t *dst_len_ret)
 {
 	unsigned char *const out = dst;
 	unsigned char hdr[4 * GT_VARINT_MAX];
@@ -1440,57 +1447,3 @@ static int encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 	*dst_len_ret = hlen + lbytes + mbytes + len;
 	return 0;
 }
-
-static int gc_needs_aux(const struct gt_codec_ctx *ctx)
-{
-	const enum gc_mode m = gcc(ctx)->mode;
-
-	return m == GC_FULL || m == GC_MULTI || m == GC_EXACT;
-}
-
-static int gc_encode_aux(struct gt_codec_ctx *ctx, const void *src, size_t n,
-			 const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
-			 size_t *dst_len_ret)
-{
-	struct gc_ctx *c = gc(ctx);
-
-	*dst_len_ret = 0;
-	if (gc_needs_aux(ctx) && (!aux || !c->optim || (n && !aux->param)))
-		return GT_ERR(INVAL);
-	return encode_chunk(c, src, n, aux, dst, dst_cap, dst_len_ret);
-}
-
-static int gc_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
-		     void *dst, size_t dst_cap, size_t *dst_len_ret)
-{
-	return gc_encode_aux(ctx, src, n, NULL, dst, dst_cap, dst_len_ret);
-}
-
-static const char *const gc_stat_names[] = { "level0", "level1", "level2", "level3",
-					     "pruned", NULL };
-
-const struct gt_codec gt_codec_gcomp = {
-	.name = "gcomp",
-	.id = 4,
-	.flags = GT_CODEC_NEEDS_OPTIM | GT_CODEC_TABLE,
-	.help = "levels=A,B,C,D  mantissa bits dropped at levels 0-3, increasing\n"
-		"                (default f32 0,6,12,18; bf16 0,2,4,6; f16 0,3,5,8; f64 0,16,32,47)\n"
-		"margin=N    level l needs |delta| > 2^(levels[l] + N), -64-64 (default 0)\n"
-		"mode=M      full, single-quant, multi-quant, zero-prune or exact (default full)\n"
-		"maxlen=N    longest Huffman code n_theta, 1-15 (default 12)\n"
-		"method=M    table builder: best, gcomp or pm (default best)\n"
-		"isa=I       instruction set: auto, scalar, avx2 or avx512; same output\n"
-		"            (default auto)\n",
-	.ctx_new = gc_new,
-	.ctx_free = gc_free,
-	.canon = gc_canon,
-	.bound = gc_bound,
-	.block_begin = gc_block_begin,
-	.block_load = gc_block_load,
-	.encode = gc_encode,
-	.decode = gc_decode,
-	.encode_aux = gc_encode_aux,
-	.needs_aux = gc_needs_aux,
-	.stat_names = gc_stat_names,
-	.chunk_stats = gc_chunk_stats,
-};

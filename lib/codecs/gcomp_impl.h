@@ -5,6 +5,7 @@
 #include "../codec_impl.h"
 #include "../gt_bitio.h"
 #include "../gt_huff.h"
+#include "../gt_zstruct.h"
 #include "gcomp_simd.h"
 
 /* The chunk layout and the levels are described at the top of gcomp.c. */
@@ -37,6 +38,9 @@ struct gc_ctx {
 	uintptr_t coded_lo, coded_hi;
 	struct gt_huff_table table;
 	struct gt_huff_hist hist;
+	/* hist is gt_huff_hist() of the block as it is: 1; but for the runs
+	 * across its slices' ends (counted as their pieces): 2; else 0 */
+	int hist_whole;
 	/* per symbol: code bits | nbits << 32 | mant << 40 | no code << 41 */
 	uint64_t enc[GT_HUFF_NSYM_MAX];
 	/* f32 vector encoder (gcomp_simd.h): exponent codes as bits | nbits
@@ -63,6 +67,29 @@ struct gc_ctx {
 	size_t cbuf_cap;
 	float *gf, *cand, *ref, *out;
 	double *delta;
+	/* the fallback (gcomp_fall.c): blocks huffexp codes in fewer bytes */
+	struct gt_codec_ctx *hx; /* huffexp of the same dtype, row_len, table */
+	struct gt_huff_hist hxhist; /* hist, runs joined: huffexp's */
+	size_t row_len;            /* the tensor's (gt_codec_params) */
+	struct gt_zstruct zs;      /* whether huffexp may see zero rows */
+	int fall;                /* the block loaded is a fallback block */
+	/* the chunks block_begin() coded to cost the block (GT_CHUNK_DEFAULT
+	 * values each): kept[0] gcomp's, kept[1] huffexp's, chunk i at
+	 * buf + off[i], off[i + 1] - off[i] bytes; encode copies kept[kfall]
+	 * of a chunk of the knch (0: none) of the kn values at ksrc */
+	struct gc_kept {
+		unsigned char *buf;
+		size_t cap, *off, off_cap;
+	} kept[2];
+	size_t knch, kn;
+	int kfall;
+	const unsigned char *ksrc;
+	const float *kparam;
+	/* the meta block_begin() returned with them: kept for the
+	 * block_load() of it that follows, forgotten at any other */
+	unsigned char kmeta[GT_HUFF_SAVE_MAX];
+	size_t kmeta_len;
+	int kfresh;
 };
 
 static inline struct gc_ctx *gc(struct gt_codec_ctx *ctx)
@@ -89,6 +116,24 @@ static inline void gc_hist(const struct gc_ctx *c, struct gt_huff_hist *h, const
 extern const char *const gc_mode_names[5];
 void gc_default_levels(enum gt_dtype dt, unsigned *lev);
 int gc_parse_opts(struct gc_ctx *c, const struct gt_kv *kv, size_t nkv, struct gt_diag *d);
+
+/* gcomp.c: the context, and the codec's own block and chunk coding */
+int gc_new(const struct gt_codec_params *p, const struct gt_kv *kv, size_t nkv,
+	   struct gt_codec_ctx **ctx_ret, struct gt_diag *d);
+void gc_free(struct gt_codec_ctx *ctx);
+size_t gc_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap);
+size_t gc_own_bound(const struct gt_codec_ctx *ctx, size_t n);
+int gc_own_begin(struct gt_codec_ctx *ctx, const void *src, size_t n, void *meta,
+		 size_t meta_cap, size_t *meta_len_ret);
+int gc_own_load(struct gt_codec_ctx *ctx, const void *meta, size_t meta_len);
+int gc_encode_chunk(struct gc_ctx *c, const void *src, size_t n,
+		    const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
+		    size_t *dst_len_ret);
+
+/* gcomp_fall.c: the inner huffexp context of @c (gc_new), freed with
+ * the rest of the fallback's memory (gc_free) */
+int gc_fall_new(struct gc_ctx *c, const struct gt_codec_params *p, struct gt_diag *d);
+void gc_fall_free(struct gc_ctx *c);
 
 /* gcomp_dec.c: decoding and the per-chunk counters */
 int gc_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,

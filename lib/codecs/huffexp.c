@@ -444,6 +444,9 @@ static int hx_zs_choose(struct hx_ctx *c, const void *src, size_t n,
 		if (cost + 8 * zb + qbits < best) {
 			best = cost + 8 * zb + qbits;
 			pick = tries[k];
+			/* the chunks: values and copy lists (cost and zb
+			 * hold the meta: mark, bitmaps, mode byte, table) */
+			c->zbits = cost + 8 * (zb - 1 - gt_zs_size(&c->zs)) - 8 * (1 + (uint64_t)tlen);
 		}
 	}
 	if (!pick)
@@ -460,7 +463,8 @@ static int hx_zs_choose(struct hx_ctx *c, const void *src, size_t n,
 /* The plain block meta of the @n values at @src at @m: the mode byte and
  * (unless the table is static) the block's table. */
 static int plain_begin(struct hx_ctx *c, const void *src, size_t n,
-		       unsigned char *m, size_t meta_cap, size_t *meta_len_ret)
+		       const struct gt_huff_hist *hint, unsigned char *m, size_t meta_cap,
+		       size_t *meta_len_ret)
 {
 	size_t tlen = 0;
 
@@ -468,8 +472,19 @@ static int plain_begin(struct hx_ctx *c, const void *src, size_t n,
 	if (meta_cap < 1)
 		return GT_ERR(DST_TOO_SMALL);
 	if (!c->fixed) {
-		gt_huff_hist_init(&c->hist, c->dt);
-		gt_huff_hist_isa(&c->hist, src, n, c->base.isa);
+		if (hint) {
+			/* the counts of the dtype's symbols only (the rest is
+			 * never read): a small block's copy stays small */
+			c->hist.dtype = hint->dtype;
+			c->hist.n = hint->n;
+			c->hist.run_zeros = hint->run_zeros;
+			c->hist.run_bits = hint->run_bits;
+			memcpy(c->hist.count, hint->count,
+			       gt_huff_nsyms(c->dt) * sizeof(c->hist.count[0]));
+		} else {
+			gt_huff_hist_init(&c->hist, c->dt);
+			gt_huff_hist_isa(&c->hist, src, n, c->base.isa);
+		}
 		GT_TRY(gt_huff_build(&c->table, &c->hist, c->maxlen, c->method, 0));
 		GT_TRY(gt_huff_save(&c->table, m + 1, meta_cap - 1, &tlen));
 		GT_TRY(prepare(c));
@@ -497,8 +512,10 @@ static int hx_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	unsigned char *const m = meta;
 	size_t zlen = 0, kept = n, len;
 	const void *vals = src;
+	const struct gt_huff_hist *hint = c->hint;
 
 	*meta_len_ret = 0;
+	c->hint = NULL;
 	c->zsrc = src;
 	c->zn = n;
 	c->zbegun = 1;
@@ -509,8 +526,43 @@ static int hx_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		GT_TRY(gt_zs_save(&c->zs, m + 1, meta_cap - 1, &zlen));
 		zlen++;
 	}
-	GT_TRY(plain_begin(c, vals, kept, m + zlen, meta_cap - zlen, &len));
+	GT_TRY(plain_begin(c, vals, kept, c->zmode ? NULL : hint, m + zlen, meta_cap - zlen,
+			   &len));
 	*meta_len_ret = zlen + len;
+	return 0;
+}
+
+void gt_huffexp_hint_hist(struct gt_codec_ctx *ctx, const struct gt_huff_hist *h)
+{
+	hx(ctx)->hint = h;
+}
+
+/*
+ * Plain blocks: gt_huff_cost() of the values with the block's table, less
+ * what the mantissa words save on it (it counts 1 + M bits a word, the
+ * chunks W <= 1 + M: n (1 + M - W) bits off, at most what they save).
+ */
+int gt_huffexp_block_bits(struct gt_codec_ctx *ctx, const void *src, size_t n,
+			  uint64_t *bits_ret)
+{
+	struct hx_ctx *c = hx(ctx);
+	const unsigned mb = gt_dtype_man_bits(c->dt);
+	uint64_t bits, esc, save;
+
+	*bits_ret = 0;
+	if (!c->ready || !c->zbegun)
+		return GT_ERR(INVAL);
+	if (c->zmode) {
+		*bits_ret = c->zbits;
+		return 0;
+	}
+	if (c->fixed) { /* else c->hist holds them (plain_begin) */
+		gt_huff_hist_init(&c->hist, c->dt);
+		gt_huff_hist_isa(&c->hist, src, n, c->base.isa);
+	}
+	GT_TRY(gt_huff_cost(&c->table, &c->hist, &bits, &esc));
+	save = (uint64_t)n * (1 + mb - c->wbits);
+	*bits_ret = bits > save ? bits - save : 0;
 	return 0;
 }
 

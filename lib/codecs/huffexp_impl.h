@@ -97,6 +97,9 @@ struct hx_ctx {
 	size_t zn;
 	unsigned char *scratch;    /* kept values of a block or chunk */
 	size_t scratch_cap;
+	uint64_t zbits; /* zmode: the chosen way's bits less its meta */
+	/* the next block_begin's values' histogram, given (gcomp) */
+	const struct gt_huff_hist *hint;
 };
 
 

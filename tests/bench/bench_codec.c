@@ -478,9 +478,16 @@ static int compress_all(struct data *d, struct gctx *g)
 
 		if (k == 0 || c->block != d->ch[k - 1].block) {
 			const size_t b = c->block;
+			/* the block's optimizer context, as the .gtz writer gives it */
+			const struct gt_codec_aux ba = {
+				.param = d->param ? d->param + c->block0 : NULL,
+				.state = { c->s0 ? d->state[0] + c->block0 : NULL,
+					   c->s1 ? d->state[1] + c->block0 : NULL }
+			};
 
-			if (gt_codec_block_begin(e, d->v + c->block0, c->bn, g->meta[b],
-						 GT_CODEC_META_MAX, &g->mlen[b]) < 0 ||
+			if (gt_codec_block_begin_aux(e, d->v + c->block0, c->bn,
+						     d->param ? &ba : NULL, g->meta[b],
+						     GT_CODEC_META_MAX, &g->mlen[b]) < 0 ||
 			    gt_codec_block_load(e, g->meta[b], g->mlen[b]) < 0)
 				return -1;
 		}

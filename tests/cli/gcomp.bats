@@ -2,7 +2,8 @@
 # gcomp.bats - `gtool compress -c gcomp`: round trips on every sample trace,
 # the error bound of the gradients, update fidelity of modes exact and full,
 # --grads-only, raw files with and without the optimizer flags, codec options,
-# bad optimizer context, and what `gtool ls` shows of a gcomp .gtz
+# bad optimizer context, what `gtool ls` shows of a gcomp .gtz, and that no
+# gradient takes more bytes than with huffexp (blocks coded as huffexp)
 
 bats_require_minimum_version 1.5.0
 
@@ -253,6 +254,56 @@ extract() {
 	run -1 --separate-stderr gtool compress -q -c gcomp --optimizer sgd --lr 0.1 --params short.f32 g.f32 -o x.gtz
 	[ "$stderr" = "gtool compress: short.f32: short has 1024 values where the gradient g has 8192" ]
 	[ ! -e x.gtz ]
+}
+
+@test "gcomp: no gradient of any sample trace takes more bytes than with huffexp" {
+	local s f n=0
+	for s in "$SAMPLES"/*.h5; do
+		f=$(basename "$s")
+		# a file that is no trace (no optimizer for gcomp) is left out
+		[ "$f" = dtypes.h5 ] && continue
+		run -0 --separate-stderr gtool compress -q -f -c huffexp "$s" -o h.gtz
+		run -0 --separate-stderr gtool compress -q -f -c gcomp "$s" -o g.gtz
+		run -0 --separate-stderr gtool ls --format tsv h.gtz
+		printf '%s\n' "$output" > h.tsv
+		run -0 --separate-stderr gtool ls --format tsv g.gtz
+		printf '%s\n' "$output" > g.tsv
+		# per gradient: name and stored bytes, the two files side by side
+		awk -F'\t' -v f="$f" '
+			FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+			$c["name"] !~ /\/grad\// { next }
+			NR == FNR { h[$c["name"]] = $c["stored_bytes"]; next }
+			{ n++; if (!($c["name"] in h) || $c["stored_bytes"] + 0 > h[$c["name"]] + 0) {
+				print f ": " $c["name"] ": gcomp " $c["stored_bytes"] " > huffexp " h[$c["name"]]; bad++ } }
+			END { if (!n) { print f ": no gradients"; bad++ } exit bad != 0 }' h.tsv g.tsv
+		n=$((n + 1))
+	done
+	[ "$n" -eq 23 ]
+}
+
+@test "gcomp: the sparse traces, partly coded as huffexp, keep the error bound" {
+	local f
+	for f in embed_sgd.h5 bow_adam.h5 pruned_sgd.h5 f64_adagrad.h5; do
+		gcomp_roundtrip "$f"
+		run -0 --separate-stderr gtool error -d '/step_*/grad/*' --format csv "$SAMPLES/$f" "back_$f"
+		printf '%s\n' "$output" > grad.csv
+		awk -F, -v f="$f" '
+			NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+			$1 == "total" { next }
+			{ n++; if ($c["max_rel"] + 0 >= 0.03125 || $c["nan"] != 0) { print f ": " $1 " max_rel " $c["max_rel"]; bad++ } }
+			END { if (!n) { print f ": no gradients"; bad++ } exit bad != 0 }' grad.csv
+	done
+	# a huffexp block is lossless: f64_adagrad is coded so throughout
+	run -0 --separate-stderr gtool error -d '/step_*/grad/*' --format csv --total \
+		"$SAMPLES/f64_adagrad.h5" back_f64_adagrad.h5
+	[ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["identical"] == $c["values"] }' <<< "$output")" = 1 ]
+	# gtool ls counts its values as level0 and its zeros as pruned
+	run -0 --separate-stderr gtool ls --format tsv f64_adagrad.h5.gtz
+	awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["raw_blocks"] == $c["blocks"] { next }
+		$c["name"] ~ /\/grad\// { n++; if ($c["level1_pct"] + $c["level2_pct"] + $c["level3_pct"] != 0 ||
+			$c["level0_pct"] + $c["pruned_pct"] < 99.9) bad++ }
+		END { exit !n || bad }' <<< "$output"
 }
 
 @test "gcomp: ls shows level shares that sum to 100, empty for huffexp rows" {

@@ -7,10 +7,11 @@
 # with format 1.2 where huffexp codes a tensor (huffexp itself, and the
 # tensors other than gradients that every lossy codec leaves to it) whose
 # all-zero columns (the digits' blank pixels) it now codes as a bitmap,
-# where that costs fewer bits, and with format 1.3 where huffexp codes an
-# f32 block of 8192 values or more in split chunks (grads.f32,
-# lstm_adamw.h5 and mlp_sgd.h5); every file digest changed with 1.3's
-# header
+# where that costs fewer bits; with format 1.3 where huffexp codes an f32
+# block of 8192 values or more in split chunks (grads.f32, lstm_adamw.h5
+# and mlp_sgd.h5), and the gcomp lines where gcomp codes a block as
+# huffexp (fewer bytes than its own coding); every file digest changed
+# with 1.3's header
 
 bats_require_minimum_version 1.5.0
 

@@ -58,7 +58,8 @@ static int encode(const char *opts, const struct gt_optim *o, float *const v[4],
 
 	if (gt_codec_new(gt_codec_find("gcomp"), &p, &ctx, &d) < 0)
 		return 1;
-	rc = gt_codec_block_begin(ctx, v[0], n, out, GT_CODEC_META_MAX, &ml);
+	/* with the context: the block may fall back to huffexp's coding */
+	rc = gt_codec_block_begin_aux(ctx, v[0], n, &aux, out, GT_CODEC_META_MAX, &ml);
 	if (rc == 0)
 		rc = gt_codec_block_load(ctx, out, ml);
 	if (rc == 0)

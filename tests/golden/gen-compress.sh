@@ -14,7 +14,8 @@
 # today's codecs still write those bytes (the lines where huffexp codes a
 # tensor with all-zero columns were remade with format 1.2, which codes
 # them as bitmaps, and those where it codes an f32 block of 8192 values or
-# more with format 1.3, which splits its chunks).
+# more with format 1.3, which splits its chunks, and the gcomp lines where
+# format 1.3 codes a block as huffexp, which takes fewer bytes there).
 set -u
 gtool=$1
 mode=${2:-file}

@@ -271,15 +271,15 @@ static void test_filter_cd(void)
 		unsigned cd[GT_H5FILTER_CD_MAX];
 		const char *back;
 	} tab[] = {
-		{ "huffexp", "", 0, 6, { 1, 3, 0, 0, 0, 0 }, "huffexp" },
-		{ "huffexp", "maxlen=10,method=pm", 0, 6, { 1, 3, 0, 0, 10, 3 },
+		{ "huffexp", "", 0, 6, { 2, 3, 0, 0, 0, 0 }, "huffexp" },
+		{ "huffexp", "maxlen=10,method=pm", 0, 6, { 2, 3, 0, 0, 10, 3 },
 		  "huffexp:maxlen=10,method=pm" },
-		{ "zstd", "level=19", 0, 5, { 1, 2, 0, 0, 19 }, "zstd:level=19" },
+		{ "zstd", "level=19", 0, 5, { 2, 2, 0, 0, 19 }, "zstd:level=19" },
 		{ "zstd", "level=-5", GT_ERR(INVAL), 0, { 0 }, NULL },  /* the codec's range */
-		{ "zlib", "level=9", 0, 5, { 1, 1, 0, 0, 9 }, "zlib:level=9" },
-		{ "tfp", "bits=12", 0, 5, { 1, 5, 0, 0, 12 }, "tfp:bits=12" },
-		{ "rangeq", "bits=8,m=3", 0, 6, { 1, 6, 0, 0, 8, 3 }, "rangeq:bits=8,m=3" },
-		{ "gcomp", "mode=zero-prune,margin=-2", 0, 7, { 1, 4, 0, 0, 4, 0xfffffffeu, 0 },
+		{ "zlib", "level=9", 0, 5, { 2, 1, 0, 0, 9 }, "zlib:level=9" },
+		{ "tfp", "bits=12", 0, 5, { 2, 5, 0, 0, 12 }, "tfp:bits=12" },
+		{ "rangeq", "bits=8,m=3", 0, 6, { 2, 6, 0, 0, 8, 3 }, "rangeq:bits=8,m=3" },
+		{ "gcomp", "mode=zero-prune,margin=-2", 0, 7, { 2, 4, 0, 0, 4, 0xfffffffeu, 0 },
 		  "gcomp:mode=zero-prune,margin=-2" },
 		{ "gcomp", "", GT_ERR(INVAL), 0, { 0 }, NULL },          /* mode full */
 		{ "gcomp", "mode=exact", GT_ERR(INVAL), 0, { 0 }, NULL },

@@ -272,7 +272,7 @@ LF_CFLAGS = -std=c11 -D_GNU_SOURCE -DGT_VERSION=$(VERSION) -g -O1 $(PKG_CFLAGS) 
 LF_OBJ := $(call obj,$(LF),$(LIB_SRC) $(FMT_SRC) $(ANA_SRC) $(ENG_SRC) $(API_SRC))
 LF_BIN := $(patsubst tests/fuzz/%.c,$(LF)/%,$(FUZZ_SRC))
 FUZZ_SECONDS ?= 30
-FUZZ_CHECK_SECONDS ?= 10
+FUZZ_CHECK_SECONDS ?= 5
 
 $(LF)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -267,13 +267,14 @@ static void fill_pack_opts(const struct compress_opts *o, const struct gt_spec *
 static int pack_one(const struct gt_pack_opts *po, struct gt_pack_result *r)
 {
 	struct gt_diag d = { "" };
-	int rc = 0;
+	int rc = 0, h5;
 
 	if (!strcmp(po->output, "-") && isatty(STDOUT_FILENO))
 		rc = gt_error("refusing to write compressed data to a terminal; use -o FILE or a pipe");
-	else if (gt_pack_output_is_h5(po->output) && gt_pack_h5_check(po, &d) < 0) {
+	else if (gt_pack_output_is_h5(po->output) && (h5 = gt_pack_h5_check(po, &d)) < 0) {
 		gt_error("%s: %s", po->output, d.msg);
-		rc = -2; /* a usage error, said before any output exists */
+		/* a usage error, said before any output exists; or no HDF5 support */
+		rc = h5 == GT_ERR(IO) ? -1 : -2;
 	} else if (gt_pack_file(po, r, &d) < 0)
 		rc = gt_error("%s", d.msg);
 	gt_sigclean_remove(tmp_slot);

@@ -80,7 +80,8 @@ int gt_pack_output_is_h5(const char *output);
  * context, and no --table or --table-refresh.  gt_pack_file checks it too,
  * before it creates the output; a front end calls it first to refuse a
  * usage error up front.
- * @return 0, GT_ERR(INVAL) or GT_ERR(UNSUPPORTED) with @d saying why.
+ * @return 0, GT_ERR(INVAL) or GT_ERR(UNSUPPORTED) with @d saying why;
+ * GT_ERR(IO) when the HDF5 support cannot be loaded (gt_hdf5()).
  */
 int gt_pack_h5_check(const struct gt_pack_opts *o, struct gt_diag *d);
 

@@ -6,6 +6,7 @@
 #include "gt_pack.h"
 #include "../formats/gt_gtz.h"
 #include "../formats/gt_h5filter.h"
+#include "../formats/gt_hdf5.h"
 #include "../formats/gt_sink.h"
 #include "../formats/gt_trace.h"
 #include "../lib/gt_huff.h"
@@ -348,6 +349,15 @@ static int refresh_tables(struct job *j, const unsigned char *sel)
 
 /* ---- HDF5 output: filter 400 on each float dataset ---------------------- */
 
+/* gt_h5filter_cd() through the HDF5 support, which may have to load. */
+static int filter_cd(const struct gt_codec *c, const char *opts, unsigned *cd, size_t *n_ret,
+		     struct gt_diag *d)
+{
+	const struct gt_hdf5_api *h = gt_hdf5(d);
+
+	return h ? h->filter_cd(c ? gt_codec_name(c) : "", opts, cd, n_ret, d) : GT_ERR(IO);
+}
+
 int gt_pack_h5_check(const struct gt_pack_opts *o, struct gt_diag *d)
 {
 	unsigned cd[GT_H5FILTER_CD_MAX];
@@ -360,7 +370,7 @@ int gt_pack_h5_check(const struct gt_pack_opts *o, struct gt_diag *d)
 		return gt_diag_set(d, GT_ERR(INVAL), "the HDF5 filter refuses %s: it needs the "
 				   "optimizer's parameters and state, which a filter never sees: "
 				   "use mode single-quant or zero-prune", o->spec->text);
-	return gt_h5filter_cd(o->spec->codec, o->spec->opts, cd, &n, d);
+	return filter_cd(o->spec->codec, o->spec->opts, cd, &n, d);
 }
 
 static int sink_block(void *arg, const void *data, size_t n)
@@ -389,7 +399,7 @@ static int h5_tensor(struct job *j, size_t i)
 
 	GT_TRY(gt_optctx_coding(&j->ctx, &j->o->of, j->src, j->o->input, i, j->o->spec,
 				j->o->nt, &plan, j->d));
-	rc = gt_h5filter_cd(plan.codec, plan.opts, cd, &n, &d);
+	rc = filter_cd(plan.codec, plan.opts, cd, &n, &d);
 	if (rc >= 0)
 		rc = gt_sink_set_filter(j->sink, cd, n);
 	if (rc >= 0)

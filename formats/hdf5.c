@@ -6,6 +6,8 @@
 #include <hdf5.h>
 
 #include "gt_h5filter.h"
+#include "gt_hdf5.h"
+#include "../lib/gt_codec.h"
 #include "../plugins/h5z_gtool.h"
 #include "h5obj_impl.h"
 #include "sink_impl.h"
@@ -679,8 +681,8 @@ static void filter_words(H5Z_filter_t id, const unsigned *cd, size_t n, const ch
 		append(opts, olen, "; ", o);
 }
 
-int gt_source_filters(const struct gt_source *s, size_t i, char *name, size_t name_len,
-		      char *opts, size_t opts_len)
+static int h5_source_filters(const struct gt_source *s, size_t i, char *name,
+			     size_t name_len, char *opts, size_t opts_len)
 {
 	const struct h5_src *h = s->priv;
 	hid_t ds, dcpl;
@@ -1102,4 +1104,18 @@ const struct gt_sink_ops gt_hdf5_sink_ops = {
 	.end = h5_sink_end,
 	.commit = h5_sink_commit,
 	.close = h5_sink_close,
+};
+
+static int h5_filter_cd(const char *codec, const char *opts, unsigned *cd, size_t *n_ret,
+			struct gt_diag *d)
+{
+	return gt_h5filter_cd(gt_codec_find(codec), opts, cd, n_ret, d);
+}
+
+/* The one symbol the gtool binary's HDF5 module exports (gt_hdf5.h). */
+__attribute__((visibility("default"))) const struct gt_hdf5_api gt_hdf5_module = {
+	.source_open = gt_hdf5_source_open,
+	.source_filters = h5_source_filters,
+	.sink_ops = &gt_hdf5_sink_ops,
+	.filter_cd = h5_filter_cd,
 };

@@ -10,14 +10,21 @@
 
 #include "atomic.h"
 #include "fdpipe.h"
+#include "gt_hdf5.h"
 #include "sink_impl.h"
 #include "source_impl.h"
 #include "../lib/banned.h"
 
-static const struct gt_sink_ops *ops_of(enum gt_kind k)
+/* The sink of kind @k; NULL for none, or (@d set) HDF5's that cannot be
+ * loaded. */
+static const struct gt_sink_ops *ops_of(enum gt_kind k, struct gt_diag *d)
 {
+	const struct gt_hdf5_api *h;
+
 	switch (k) {
-	case GT_KIND_HDF5: return &gt_hdf5_sink_ops;
+	case GT_KIND_HDF5:
+		h = gt_hdf5(d);
+		return h ? h->sink_ops : NULL;
 	case GT_KIND_NPY: return &gt_npy_sink_ops;
 	case GT_KIND_RAW: return &gt_raw_sink_ops;
 	case GT_KIND_GTZ:
@@ -59,6 +66,8 @@ static int open_sink(const char *path, const struct gt_sink_opts *o, int v110,
 {
 	const int to_stdout = !strcmp(path, "-");
 	enum gt_kind k = o ? o->kind : GT_KIND_AUTO;
+	const struct gt_sink_ops *ops;
+	struct gt_diag why = { "" };
 	struct gt_sink *s;
 	int rc;
 
@@ -71,13 +80,16 @@ static int open_sink(const char *path, const struct gt_sink_opts *o, int v110,
 	if (k == GT_KIND_GTZ)
 		return gt_diag_set(d, GT_ERR(INVAL), "%s: .gtz files are written by the container API",
 				   path);
-	if (!ops_of(k))
+	ops = ops_of(k, &why);
+	if (!ops && *why.msg)
+		return gt_diag_set(d, GT_ERR(IO), "%s: %s", path, why.msg);
+	if (!ops)
 		return gt_diag_set(d, GT_ERR(INVAL),
 				   "cannot tell the output format of '%s': use --out-format", path);
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
-	s->ops = ops_of(k);
+	s->ops = ops;
 	s->kind = k;
 	s->to_stdout = to_stdout;
 	s->force = o ? o->force : 0;

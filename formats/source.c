@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fdpipe.h"
+#include "gt_hdf5.h"
 #include "source_impl.h"
 #include "../lib/banned.h"
 
@@ -205,6 +206,25 @@ static enum gt_kind detect(const struct gt_source *s, const unsigned char *peek,
 	return k == GT_KIND_AUTO ? GT_KIND_RAW : k;
 }
 
+static int open_hdf5(struct gt_source *s, struct gt_diag *d)
+{
+	const struct gt_hdf5_api *h = gt_hdf5(d);
+
+	return h ? h->source_open(s, d) : GT_ERR(IO);
+}
+
+int gt_source_filters(const struct gt_source *s, size_t i, char *name, size_t name_len,
+		      char *opts, size_t opts_len)
+{
+	const struct gt_hdf5_api *h;
+
+	*name = *opts = '\0';
+	if (s->kind != GT_KIND_HDF5 || i >= s->ntensors)
+		return 0;
+	h = gt_hdf5(NULL); /* loaded already: the source is open */
+	return h ? h->source_filters(s, i, name, name_len, opts, opts_len) : GT_ERR(IO);
+}
+
 static int open_kind(struct gt_source *s, FILE *f, const unsigned char *peek,
 		     size_t npeek, struct gt_diag *d)
 {
@@ -216,7 +236,7 @@ static int open_kind(struct gt_source *s, FILE *f, const unsigned char *peek,
 		if (!strcmp(s->path, "-"))
 			return gt_diag_set(d, GT_ERR(INVAL),
 					   "HDF5 files cannot be read from a pipe");
-		return gt_hdf5_source_open(s, d);
+		return open_hdf5(s, d);
 	case GT_KIND_NPY: return zip ? gt_npz_source_open(s, f, d) : gt_npy_source_open(s, f, d);
 	case GT_KIND_GTZ: return gt_gtz_source_open(s, f, d);
 	case GT_KIND_RAW:

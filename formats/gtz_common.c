@@ -12,9 +12,28 @@ void gtz_prefault(void *p, size_t len)
 	const uintptr_t page = 4096;
 	const uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1);
 	const uintptr_t e = ((uintptr_t)p + len) & ~(page - 1);
+	const uintptr_t ha = ((uintptr_t)p + GTZ_HUGE - 1) & ~(GTZ_HUGE - 1);
+	const uintptr_t he = ((uintptr_t)p + len) & ~(GTZ_HUGE - 1);
 
+#ifdef MADV_HUGEPAGE
+	if (he > ha)
+		(void)madvise((void *)ha, he - ha, MADV_HUGEPAGE);
+#endif
 	if (len >= (1u << 20) && e > a)
 		(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+}
+
+void *gtz_alloc_big(size_t *n)
+{
+	void *p;
+
+	if (*n < GTZ_HUGE || *n > SIZE_MAX - GTZ_HUGE)
+		return malloc(*n ? *n : 1);
+	*n = (*n + GTZ_HUGE - 1) & ~(GTZ_HUGE - 1);
+	p = aligned_alloc(GTZ_HUGE, *n);
+	if (p)
+		gtz_prefault(p, *n);
+	return p;
 }
 
 const unsigned char gt_gtz_magic[4] = { 0x89, 'G', 'T', 'Z' };

@@ -22,10 +22,19 @@ static int grow(unsigned char **p, size_t *cap_ret, size_t need)
 		return 0;
 	if (cap < need)
 		cap = need;
-	q = realloc(*p, cap);
-	if (!q)
-		return GT_ERR(NOMEM);
-	gtz_prefault(q + *cap_ret, cap - *cap_ret);
+	if (cap >= GTZ_HUGE) {
+		q = gtz_alloc_big(&cap);
+		if (!q)
+			return GT_ERR(NOMEM);
+		if (*cap_ret)
+			memcpy(q, *p, *cap_ret);
+		free(*p);
+	} else {
+		q = realloc(*p, cap);
+		if (!q)
+			return GT_ERR(NOMEM);
+		gtz_prefault(q + *cap_ret, cap - *cap_ret);
+	}
 	*p = q;
 	*cap_ret = cap;
 	return 0;

@@ -336,14 +336,14 @@ static void release_tensor(struct gt_gtz_writer *w)
 	w->open = 0;
 }
 
-/* Buffers for as many blocks as there are workers. */
 /* The buffers of slot @s. */
 static int alloc_slot(struct gt_gtz_writer *w, size_t s)
 {
 	const size_t bv = w->slot_values;
 	struct wblock *b = &w->slot[s];
+	size_t in_len = bv * w->k.width;
 
-	b->in = malloc(bv * w->k.width);
+	b->in = gtz_alloc_big(&in_len);
 	b->chunks = calloc(w->nchunks_max, sizeof(*b->chunks));
 	if (!b->in || !b->chunks)
 		return GT_ERR(NOMEM);

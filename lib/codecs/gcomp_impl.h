@@ -102,13 +102,19 @@ static inline const struct gc_ctx *gcc(const struct gt_codec_ctx *ctx)
 	return (const struct gc_ctx *)(const void *)ctx;
 }
 
+/* c->isa as lib/'s instruction sets name it */
+static inline enum gt_isa gc_gt_isa(const struct gc_ctx *c)
+{
+	return c->isa == GC_ISA_AVX2 ? GT_ISA_AVX2 :
+	       c->isa == GC_ISA_AVX512 ? GT_ISA_AVX512 : GT_ISA_PORTABLE;
+}
+
 /* gt_huff_hist() with the loops of c->isa (isa=avx2 runs AVX2's on a CPU
  * with AVX-512 too; isa=scalar the portable ones). */
 static inline void gc_hist(const struct gc_ctx *c, struct gt_huff_hist *h, const void *src,
 			   size_t n)
 {
-	gt_huff_hist_isa(h, src, n, c->isa == GC_ISA_AVX2 ? GT_ISA_AVX2 :
-				    c->isa == GC_ISA_AVX512 ? GT_ISA_AVX512 : GT_ISA_PORTABLE);
+	gt_huff_hist_isa(h, src, n, gc_gt_isa(c));
 }
 
 /* gcomp_opts.c: the options.  gc_mode_names[enum gc_mode]; the default

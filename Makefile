@@ -47,9 +47,10 @@ SAN = -fsanitize=$(SANITIZE) -fno-sanitize-recover=$(SANITIZE) -fno-omit-frame-p
 CFLAGS_ALL += $(if $(SANITIZE),$(SAN))
 LDFLAGS_ALL = -pthread $(if $(SANITIZE),-fsanitize=$(SANITIZE)) $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lm
-# the gtool binary is linked without HDF5 (cmd/h5load.c loads gtool-hdf5.so)
-PKG_LIBS_NOH5 = $(eval PKG_LIBS_NOH5 := $(shell pkg-config --libs $(filter-out hdf5,$(PKGS)) 2>/dev/null))$(PKG_LIBS_NOH5)
-LIBS_NOH5 = $(PKG_LIBS_NOH5) -lm
+# the gtool binary is linked without HDF5 and libzip (cmd/modules.c loads
+# gtool-hdf5.so and gtool-npz.so)
+PKG_LIBS_BIN = $(eval PKG_LIBS_BIN := $(shell pkg-config --libs $(filter-out hdf5 libzip,$(PKGS)) 2>/dev/null))$(PKG_LIBS_BIN)
+LIBS_BIN = $(PKG_LIBS_BIN) -lm
 
 LIB_SRC := $(sort $(wildcard lib/*.c lib/codecs/*.c))
 FMT_SRC := $(sort $(wildcard formats/*.c))
@@ -76,7 +77,8 @@ SO_LIBS = $(BUILD)/$(SO_FILE) $(BUILD)/$(SO_NAME) $(BUILD)/libgtool.so
 CORE_OBJ := $(call obj,$(BUILD),$(FMT_SRC) $(ANA_SRC) $(ENG_SRC))
 CMD_OBJ := $(call obj,$(BUILD),$(CMD_SRC))
 H5_OBJ := $(call obj,$(BUILD),formats/hdf5.c formats/h5obj.c formats/h5filter.c formats/h5api.c)
-H5_MODULE = $(BUILD)/gtool-hdf5.so
+NPZ_OBJ := $(call obj,$(BUILD),formats/npz.c formats/npzapi.c)
+MODULES = $(BUILD)/gtool-hdf5.so $(BUILD)/gtool-npz.so
 # X(allreduce_model) is the command allreduce-model
 COMMANDS := $(shell sed -n 's/^\tX(\([a-z_]*\)).*/\1/p' cmd/cmds.h | tr _ -)
 LINKS := $(addprefix $(BUILD)/gtool-,$(COMMANDS))
@@ -103,7 +105,7 @@ FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 	install uninstall clean help lint funclen format-check valgrind fuzz check-examples \
 	check-python convergence bench-python
 
-all: $(BUILD)/gtool $(H5_MODULE) $(BUILD)/libgtool.a $(SO_LIBS) $(BUILD)/gtool.pc $(LINKS) $(MPI_BIN)
+all: $(BUILD)/gtool $(MODULES) $(BUILD)/libgtool.a $(SO_LIBS) $(BUILD)/gtool.pc $(LINKS) $(MPI_BIN)
 
 help:
 	@echo "make deps     install the Debian packages gtool needs (when missing)"
@@ -166,16 +168,19 @@ $(BUILD)/libgtool-core.a: $(CORE_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# The binary without HDF5: what reads and writes HDF5 files is
-# gtool-hdf5.so beside it, loaded on first use (cmd/h5load.c), so that the
-# thirty-odd libraries libhdf5 needs are not loaded by every command.  The
+# The binary without HDF5 and libzip: what reads and writes HDF5 files is
+# gtool-hdf5.so beside it, what reads .npz archives gtool-npz.so, each
+# loaded on first use (cmd/modules.c), so that the thirty-odd libraries
+# libhdf5 needs and libzip's libcrypto are not loaded by every command.  A
 # module holds its own copy of the code it calls and exports one symbol.
-$(BUILD)/gtool: $(CMD_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a | $(H5_MODULE)
+$(BUILD)/gtool: $(CMD_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a | $(MODULES)
 	$(CC) $(LDFLAGS_ALL) -o $@ $(CMD_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a \
-		$(LIBS_NOH5)
+		$(LIBS_BIN)
 
-$(H5_MODULE): $(H5_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
-	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,defs -Wl,--as-needed -o $@ $(H5_OBJ) \
+$(BUILD)/gtool-hdf5.so: $(H5_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
+$(BUILD)/gtool-npz.so: $(NPZ_OBJ) $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a
+$(MODULES):
+	$(CC) -shared $(LDFLAGS_ALL) -Wl,-z,defs -Wl,--as-needed -o $@ $(filter %.o,$^) \
 		$(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LIBS)
 
 $(BUILD)/gtool-%: $(BUILD)/gtool
@@ -374,7 +379,7 @@ install: all
 		$(ZSHDIR) $(FISHDIR) $(LIBDIR) $(PCDIR) $(INCDIR)
 	install -m 755 $(BUILD)/gtool $(BINDIR)/gtool
 	install -d $(LIBDIR)/gtool
-	install -m 755 $(H5_MODULE) $(LIBDIR)/gtool/
+	install -m 755 $(MODULES) $(LIBDIR)/gtool/
 	$(if $(MPI_BIN),install -m 755 $(MPI_BIN) $(BINDIR)/gtool-mpi)
 	for c in $(COMMANDS); do ln -sf gtool $(BINDIR)/gtool-$$c; done
 	install -m 644 $(addprefix man/,$(MAN1)) $(MANDIR)/man1/
@@ -397,7 +402,7 @@ install: all
 # exactly what install puts there (folders stay: they may be shared)
 uninstall:
 	rm -f $(BINDIR)/gtool $(BINDIR)/gtool-mpi $(addprefix $(BINDIR)/gtool-,$(COMMANDS))
-	rm -f $(LIBDIR)/gtool/$(notdir $(H5_MODULE))
+	rm -f $(addprefix $(LIBDIR)/gtool/,$(notdir $(MODULES)))
 	-rmdir $(LIBDIR)/gtool 2>/dev/null
 	rm -f $(addprefix $(MANDIR)/man1/,$(MAN1)) $(addprefix $(MANDIR)/man3/,$(MAN3)) \
 		$(addprefix $(MANDIR)/man5/,$(MAN5))

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <zip.h>
 
+#include "gt_npz.h"
 #include "npy_impl.h"
 #include "../lib/banned.h"
 
@@ -225,3 +226,8 @@ int gt_npz_source_open(struct gt_source *s, FILE *f, struct gt_diag *d)
 	}
 	return list_members(s, p, d);
 }
+
+/* The one symbol the gtool binary's .npz module exports (gt_npz.h). */
+__attribute__((visibility("default"))) const struct gt_npz_api gt_npz_module = {
+	.source_open = gt_npz_source_open,
+};

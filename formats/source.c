@@ -10,6 +10,7 @@
 
 #include "fdpipe.h"
 #include "gt_hdf5.h"
+#include "gt_npz.h"
 #include "source_impl.h"
 #include "../lib/banned.h"
 
@@ -213,6 +214,19 @@ static int open_hdf5(struct gt_source *s, struct gt_diag *d)
 	return h ? h->source_open(s, d) : GT_ERR(IO);
 }
 
+/* An .npz archive: the kind's open function through gt_npz(); @f is
+ * closed whatever happens, as the open function would. */
+static int open_npz(struct gt_source *s, FILE *f, struct gt_diag *d)
+{
+	const struct gt_npz_api *z = gt_npz(d);
+
+	if (!z) {
+		fclose(f);
+		return GT_ERR(IO);
+	}
+	return z->source_open(s, f, d);
+}
+
 int gt_source_filters(const struct gt_source *s, size_t i, char *name, size_t name_len,
 		      char *opts, size_t opts_len)
 {
@@ -237,7 +251,7 @@ static int open_kind(struct gt_source *s, FILE *f, const unsigned char *peek,
 			return gt_diag_set(d, GT_ERR(INVAL),
 					   "HDF5 files cannot be read from a pipe");
 		return open_hdf5(s, d);
-	case GT_KIND_NPY: return zip ? gt_npz_source_open(s, f, d) : gt_npy_source_open(s, f, d);
+	case GT_KIND_NPY: return zip ? open_npz(s, f, d) : gt_npy_source_open(s, f, d);
 	case GT_KIND_GTZ: return gt_gtz_source_open(s, f, d);
 	case GT_KIND_RAW:
 	case GT_KIND_AUTO: break;

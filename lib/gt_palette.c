@@ -134,7 +134,8 @@ static inline uint32_t predict(const struct gt_pal *p, const uint32_t *idx,
 static int below_reset(struct gt_pal *p, size_t d)
 {
 	GT_TRY(grow(&p->below, &p->below_cap, d, sizeof(*p->below)));
-	memset(p->below, 0xff, d * sizeof(*p->below));
+	if (d)
+		memset(p->below, 0xff, d * sizeof(*p->below));
 	return 0;
 }
 

@@ -82,7 +82,11 @@
  * say so (gt_zs_copies_save), and the chunk above of the kept values.
  * block_begin() chooses by the bits each way costs (hx_zs_choose); a
  * block without a zero row or column never gets that far and is coded as
- * before, byte for byte.  Encoding such a chunk needs its place in the
+ * before, byte for byte.  Palettes (format 1.4, gt_palette.h): with flag
+ * GT_ZS_PALETTE the meta has a param byte after the zero structure, the
+ * table is of the block's distinct kept values, and a chunk's kept values
+ * are varint D, varint P, a plain chunk of its D distinct values in P
+ * bytes, then one token per value (enc_pal, dec_pal).  Encoding such a chunk needs its place in the
  * block: it must be read from the memory block_begin() was given (the
  * rule of gt_codec.h), by the context that ran it.
  */

@@ -517,7 +517,7 @@ static int zs_way(struct hx_ctx *c, const void *src, size_t n, unsigned flags,
 		 * meta: mark, bitmaps, mode byte, table) */
 		way->zbits = cost + 8 * (zb - 1 - gt_zs_size(&c->zs)) - 8 * (1 + (uint64_t)tlen);
 	}
-	if (!gt_pal_worth(c->scratch, m, c->dt))
+	if (n > GT_PAL_MAX || !gt_pal_worth(c->scratch, m, c->dt))
 		return 0;
 	GT_TRY(pal_way(c, src, n, flags | GT_ZS_PALETTE, zb, meta_cap, &pw));
 	if (pw.bits != UINT64_MAX && pw.bits + qbits < way->bits) {

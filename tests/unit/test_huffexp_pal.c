@@ -168,6 +168,27 @@ static void test_rates(void)
 			}
 }
 
+/* One zero row of 2 values in 1000: its bitmap (125 bytes) costs more than
+ * it saves, so the palette goes alone (flags 8), and round trips. */
+static void test_alone(void)
+{
+	const size_t R = 2, rows = 1000, n = R * rows;
+	float *v = malloc(n * sizeof(float));
+	unsigned char meta[GT_CODEC_META_MAX];
+	struct gt_codec_ctx *e = mk_rows(GT_DT_F32, R), *x = mk_rows(GT_DT_F32, R);
+	size_t mlen;
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = 0.001f * (float)(1 + check_rand() % 5);
+	v[500] = v[501] = 0.0f;
+	(void)block_rt(e, x, GT_DT_F32, v, n, n, meta, &mlen);
+	CHECK(zflags(meta, mlen) == GT_ZS_PALETTE);
+	(void)block_rt(e, x, GT_DT_F32, v, n, 77, meta, &mlen);
+	gt_codec_free(e);
+	gt_codec_free(x);
+	free(v);
+}
+
 /* Every isa the CPU runs writes the portable loops' bytes for a palette
  * block large enough for split palettes and decodes them. */
 static void test_isa(void)
@@ -281,6 +302,7 @@ int main(int argc, char **argv)
 	check_init(argc, argv);
 	RUN(test_bow);
 	RUN(test_rates);
+	RUN(test_alone);
 	RUN(test_isa);
 	RUN(test_block_bits);
 	RUN(test_hostile);

@@ -265,7 +265,7 @@ int gt_zs_save(const struct gt_zstruct *z, void *dst, size_t cap,
 	const size_t rb = (z->nrows + 7) / 8, cb = (z->row_len + 7) / 8;
 
 	*len_ret = 0;
-	if (!z->flags || (z->flags & ~(GT_ZS_ROWS | GT_ZS_COLS | GT_ZS_COPIES)))
+	if (!z->flags || (z->flags & ~GT_ZS_ALL))
 		return GT_ERR(INVAL);
 	if (gt_zs_size(z) > cap)
 		return GT_ERR(DST_TOO_SMALL);
@@ -319,7 +319,7 @@ int gt_zs_load(struct gt_zstruct *z, const void *src, size_t len,
 	if (!len)
 		return GT_ERR(TRUNCATED);
 	flags = *p++;
-	if (!flags || (flags & ~(GT_ZS_ROWS | GT_ZS_COLS | GT_ZS_COPIES)))
+	if (!flags || (flags & ~GT_ZS_ALL))
 		return GT_ERR(CORRUPT);
 	GT_TRY(gt_varint_get(&p, end, &R));
 	GT_TRY(gt_varint_get(&p, end, &nrows));

@@ -22,8 +22,9 @@
  *
  * Serialized (gt_zs_save; every integer a LEB128 varint):
  *   u8       flags: bit 0 the row bitmap follows, bit 1 the column
- *            bitmap follows, bit 2 the chunks list row copies (at least
- *            one set; the others 0)
+ *            bitmap follows, bit 2 the chunks list row copies, bit 3
+ *            the kept values are coded with a palette (at least one
+ *            set; the others 0)
  *   varint   R, 2 to GT_ZS_MAX
  *   varint   rows, 1 to GT_ZS_MAX (ceil(n / R) for a block of n values)
  *   bytes    rows bits, ceil(rows / 8) bytes, bit i of byte i / 8 (LSB
@@ -42,6 +43,10 @@
 #define GT_ZS_ROWS 1u
 #define GT_ZS_COLS 2u
 #define GT_ZS_COPIES 4u
+/* huffexp codes the kept values of each chunk with a palette
+ * (gt_palette.h; format 1.4): a flag this module only keeps */
+#define GT_ZS_PALETTE 8u
+#define GT_ZS_ALL (GT_ZS_ROWS | GT_ZS_COLS | GT_ZS_COPIES | GT_ZS_PALETTE)
 #define GT_ZS_MAX (1u << 24)
 
 struct gt_zstruct {

@@ -82,7 +82,11 @@
  * say so (gt_zs_copies_save), and the chunk above of the kept values.
  * block_begin() chooses by the bits each way costs (hx_zs_choose); a
  * block without a zero row or column never gets that far and is coded as
- * before, byte for byte.  Encoding such a chunk needs its place in the
+ * before, byte for byte.  Palettes (format 1.4, gt_palette.h): with flag
+ * GT_ZS_PALETTE the meta has a param byte after the zero structure, the
+ * table is of the block's distinct kept values, and a chunk's kept values
+ * are varint D, varint P, a plain chunk of its D distinct values in P
+ * bytes, then one token per value (enc_pal, dec_pal).  Encoding such a chunk needs its place in the
  * block: it must be read from the memory block_begin() was given (the
  * rule of gt_codec.h), by the context that ran it.
  */
@@ -162,6 +166,7 @@ static int hx_new(const struct gt_codec_params *p, const struct gt_kv *kv,
 	c->mstride = c->dt == GT_DT_F32 ? 3 : 0;
 	c->row_len = p->row_len;
 	gt_zs_init(&c->zs);
+	gt_pal_init(&c->pal);
 	if (c->dt == GT_DT_F32)
 		init_dsym(c);
 	if (p->table) {
@@ -186,6 +191,8 @@ static void hx_free(struct gt_codec_ctx *ctx)
 	if (!c)
 		return;
 	gt_zs_release(&c->zs);
+	gt_pal_release(&c->pal);
+	free(c->pbuf);
 	free(c->scratch);
 	free(c);
 }
@@ -215,7 +222,11 @@ static size_t hx_bound(const struct gt_codec_ctx *ctx, size_t n)
 	/* a zero-structure chunk starts with its place and its row copies:
 	 * a count and at most 8 bytes per copied row of >= 2 values */
 	/* a split chunk: S - 1 more varints, the code lengths, padding */
-	return 3 * GT_VARINT_MAX + 4 * n + (n * w + 7) / 8 + (n * cbits + 7) / 8 +
+	/* a palette chunk: two more varints (D, its bytes), a palette of at
+	 * most the n values coded as a plain chunk, and a token of at most
+	 * 2 + 24 bits per value (in the 4 n, which the copies of the same
+	 * values leave) */
+	return 5 * GT_VARINT_MAX + 4 * n + (n * w + 7) / 8 + (n * cbits + 7) / 8 +
 	       (HX_SPLIT_S - 1) * (GT_VARINT_MAX + 4 + 2);
 }
 
@@ -308,8 +319,9 @@ static unsigned block_mode(const struct hx_ctx *c, const void *src, size_t n)
 	return k | (sg == 3 ? HX_SIGN_MIXED : sg == 2 ? HX_SIGN_NEG : HX_SIGN_POS) << 6;
 }
 
-/* Room for @n values in c->scratch. */
-static int hx_scratch(struct hx_ctx *c, size_t n)
+/* Room for @n values of the context's dtype in *@buf (*@cap bytes). */
+static int buf_room(const struct hx_ctx *c, unsigned char **buf, size_t *cap,
+		    size_t n)
 {
 	const size_t w = gt_dtype_size(c->dt);
 	unsigned char *p;
@@ -318,14 +330,20 @@ static int hx_scratch(struct hx_ctx *c, size_t n)
 		n = 1;
 	if (n > SIZE_MAX / w)
 		return GT_ERR(OVERFLOW);
-	if (n * w <= c->scratch_cap)
+	if (n * w <= *cap)
 		return 0;
-	p = realloc(c->scratch, n * w);
+	p = realloc(*buf, n * w);
 	if (!p)
 		return GT_ERR(NOMEM);
-	c->scratch = p;
-	c->scratch_cap = n * w;
+	*buf = p;
+	*cap = n * w;
 	return 0;
+}
+
+/* Room for @n values in c->scratch. */
+static int hx_scratch(struct hx_ctx *c, size_t n)
+{
+	return buf_room(c, &c->scratch, &c->scratch_cap, n);
 }
 
 /*
@@ -389,27 +407,144 @@ static int copies_of_block(struct hx_ctx *c, const void *src, size_t n,
 	return 0;
 }
 
+static size_t varint_len(uint64_t v)
+{
+	unsigned char b[GT_VARINT_MAX];
+
+	return (size_t)gt_varint_put(b, v);
+}
+
+/* Kept values per whole row of c->zs (the row context of a palette). */
+static size_t kept_row(const struct hx_ctx *c)
+{
+	return c->zs.flags & GT_ZS_COLS ? c->zs.row_len - c->zs.zero_cols :
+					  c->zs.row_len;
+}
+
+/*
+ * The palette of the kept values of the @n values at @src with the zero
+ * structure of @flags (c->zs.flags is left at @flags): built in c->pal,
+ * its values in c->pbuf.  @all: copied rows' values too (the table's).
+ */
+static int pal_of(struct hx_ctx *c, const void *src, size_t n, unsigned flags,
+		  int all)
+{
+	const size_t w = gt_dtype_size(c->dt);
+	size_t m;
+
+	c->zs.flags = all ? flags & ~GT_ZS_COPIES : flags;
+	m = gt_zs_gather(&c->zs, 0, src, n, w, c->scratch);
+	c->zs.flags = flags;
+	GT_TRY(gt_pal_build(&c->pal, c->scratch, m, c->dt));
+	GT_TRY(buf_room(c, &c->pbuf, &c->pbuf_cap, c->pal.d));
+	gt_pal_values(&c->pal, c->dt, c->pbuf);
+	return 0;
+}
+
+/* A way to code a block: its zero structure's flags, bits in all and
+ * without the meta, the palette's param. */
+struct hx_way {
+	unsigned flags, param;
+	uint64_t bits, zbits;
+};
+
+/*
+ * The block at @src with the zero structure of @flags (GT_ZS_PALETTE
+ * among them) and @zb bytes of meta before the palette's param byte
+ * (the copy lists of the whole block as one chunk included), into @way:
+ * the palette's table is of every kept value, copied rows' too, its
+ * tokens those of the whole block as one chunk, with a varint of D and
+ * one byte of its length.  @way->bits is UINT64_MAX when the meta would
+ * not fit in @meta_cap.
+ */
+static int pal_way(struct hx_ctx *c, const void *src, size_t n, unsigned flags,
+		   size_t zb, size_t meta_cap, struct hx_way *way)
+{
+	const struct gt_huff_table *t;
+	uint64_t pc, tb, chunk;
+	size_t tlen;
+	int param;
+
+	way->bits = UINT64_MAX;
+	GT_TRY(pal_of(c, src, n, flags, 1));
+	t = cost_table(c, c->pbuf, c->pal.d, &tlen);
+	if (flags & GT_ZS_COPIES)
+		GT_TRY(pal_of(c, src, n, flags, 0));
+	param = gt_pal_choose(&c->pal, kept_row(c), &tb);
+	GT_TRY(param);
+	pc = plain_cost(c, t, tlen, c->pbuf, c->pal.d);
+	if (pc == UINT64_MAX || zb + 2 + tlen > meta_cap)
+		return 0;
+	chunk = 8 * ((uint64_t)varint_len(c->pal.d) + 1);
+	way->flags = flags;
+	way->param = (unsigned)param;
+	way->bits = pc + tb + chunk + 8 * ((uint64_t)zb + 1);
+	way->zbits = pc - 8 * (1 + (uint64_t)tlen) + tb + chunk +
+		     8 * ((uint64_t)zb - 1 - gt_zs_size(&c->zs));
+	return 0;
+}
+
+/*
+ * The zero structure of @flags without a palette into @way (when it
+ * costs fewer than way->bits), and with one when the kept values repeat
+ * (gt_pal_worth).  Flags 0: a palette of all values only.
+ */
+static int zs_way(struct hx_ctx *c, const void *src, size_t n, unsigned flags,
+		  size_t meta_cap, uint64_t qbits, struct hx_way *way)
+{
+	const size_t w = gt_dtype_size(c->dt);
+	const struct gt_huff_table *t;
+	struct hx_way pw;
+	size_t tlen = 0, zb, m;
+	uint64_t cost;
+
+	c->zs.flags = flags;
+	zb = 1 + gt_zs_size(&c->zs);
+	GT_TRY(copies_of_block(c, src, n, &zb));
+	/* the table is of the kept values copies included (as block_begin
+	 * builds it), the values coded leave them out */
+	c->zs.flags = flags & ~GT_ZS_COPIES;
+	m = gt_zs_gather(&c->zs, 0, src, n, w, c->scratch);
+	t = flags ? cost_table(c, c->scratch, m, &tlen) : NULL;
+	c->zs.flags = flags;
+	if (flags & GT_ZS_COPIES)
+		m = gt_zs_gather(&c->zs, 0, src, n, w, c->scratch);
+	cost = plain_cost(c, t, tlen, c->scratch, m);
+	if (cost != UINT64_MAX && zb + 1 + tlen <= meta_cap && cost + 8 * zb + qbits < way->bits) {
+		way->bits = cost + 8 * zb + qbits;
+		way->flags = flags;
+		/* the chunks: values and copy lists (cost and zb hold the
+		 * meta: mark, bitmaps, mode byte, table) */
+		way->zbits = cost + 8 * (zb - 1 - gt_zs_size(&c->zs)) - 8 * (1 + (uint64_t)tlen);
+	}
+	if (n > GT_PAL_MAX || !gt_pal_worth(c->scratch, m, c->dt))
+		return 0;
+	GT_TRY(pal_way(c, src, n, flags | GT_ZS_PALETTE, zb, meta_cap, &pw));
+	if (pw.bits != UINT64_MAX && pw.bits + qbits < way->bits) {
+		pw.bits += qbits;
+		*way = pw;
+	}
+	return 0;
+}
+
 /*
  * Whether to code the block at @src with its zero structure, and with
- * which bitmaps: the one of plain, rows, columns, both that costs the
- * fewest bits (plain on a tie), counting the bitmaps and a varint of up
- * to 3 bytes per chunk of the default size.  Dense blocks return at
- * gt_zs_find(), which leaves at the first value of a row that is not
- * +0.0.  Sets c->zmode, c->zs and, when chosen, the kept values in
- * c->scratch (*@kept_ret of them).
+ * which bitmaps, copies and palette: the way that costs the fewest bits
+ * (plain on a tie), counting the meta and a varint of up to 3 bytes per
+ * chunk of the default size.  Dense blocks return at gt_zs_find(), which
+ * leaves at the first value of a row that is not +0.0.  Sets c->zmode,
+ * c->zs, c->pparam and, when chosen, the values the table is built from
+ * in c->scratch (*@kept_ret of them): the kept values, or their palette.
  */
 static int hx_zs_choose(struct hx_ctx *c, const void *src, size_t n,
 			size_t meta_cap, size_t *kept_ret)
 {
-	static const unsigned tries[7] = { GT_ZS_ROWS, GT_ZS_COLS,
-		GT_ZS_ROWS | GT_ZS_COLS, GT_ZS_COPIES, GT_ZS_ROWS | GT_ZS_COPIES,
-		GT_ZS_COLS | GT_ZS_COPIES, GT_ZS_ROWS | GT_ZS_COLS | GT_ZS_COPIES };
 	const size_t w = gt_dtype_size(c->dt);
 	const uint64_t qbits = 24 * ((uint64_t)n / GT_CHUNK_DEFAULT + 1);
 	const struct gt_huff_table *t;
-	size_t tlen, zb, m;
-	uint64_t best, cost;
-	unsigned all, pick = 0;
+	struct hx_way way = { 0, 0, UINT64_MAX, 0 };
+	size_t tlen;
+	unsigned all;
 	int rc;
 
 	c->zmode = 0;
@@ -423,39 +558,24 @@ static int hx_zs_choose(struct hx_ctx *c, const void *src, size_t n,
 	GT_TRY(hx_scratch(c, n));
 	all = c->zs.flags | GT_ZS_COPIES;
 	t = cost_table(c, src, n, &tlen);
-	best = plain_cost(c, t, tlen, src, n);
-	for (unsigned k = 0; k < 7; k++) {
-		if ((tries[k] & all) != tries[k])
-			continue;
-		c->zs.flags = tries[k];
-		zb = 1 + gt_zs_size(&c->zs);
-		GT_TRY(copies_of_block(c, src, n, &zb));
-		/* the table is of the kept values copies included (as
-		 * block_begin builds it), the values coded leave them out */
-		c->zs.flags = tries[k] & ~GT_ZS_COPIES;
-		m = gt_zs_gather(&c->zs, 0, src, n, w, c->scratch);
-		t = cost_table(c, c->scratch, m, &tlen);
-		c->zs.flags = tries[k];
-		if (tries[k] & GT_ZS_COPIES)
-			m = gt_zs_gather(&c->zs, 0, src, n, w, c->scratch);
-		cost = plain_cost(c, t, tlen, c->scratch, m);
-		if (cost == UINT64_MAX || zb + 1 + tlen > meta_cap)
-			continue;
-		if (cost + 8 * zb + qbits < best) {
-			best = cost + 8 * zb + qbits;
-			pick = tries[k];
-			/* the chunks: values and copy lists (cost and zb
-			 * hold the meta: mark, bitmaps, mode byte, table) */
-			c->zbits = cost + 8 * (zb - 1 - gt_zs_size(&c->zs)) - 8 * (1 + (uint64_t)tlen);
-		}
-	}
-	if (!pick)
+	way.bits = plain_cost(c, t, tlen, src, n);
+	for (unsigned f = 0; f <= (GT_ZS_ROWS | GT_ZS_COLS | GT_ZS_COPIES); f++)
+		if ((f & all) == f)
+			GT_TRY(zs_way(c, src, n, f, meta_cap, qbits, &way));
+	if (!way.flags)
 		return 0;
 	/* the table is of every kept value: a row copied in the whole block
 	 * may be coded in a chunk that does not hold its source */
-	c->zs.flags = pick & ~GT_ZS_COPIES;
+	c->zs.flags = way.flags & ~GT_ZS_COPIES;
 	*kept_ret = gt_zs_gather(&c->zs, 0, src, n, w, c->scratch);
-	c->zs.flags = pick;
+	c->zs.flags = way.flags;
+	if (way.flags & GT_ZS_PALETTE) {
+		GT_TRY(pal_of(c, src, n, way.flags, 1));
+		*kept_ret = c->pal.d;
+		memcpy(c->scratch, c->pbuf, c->pal.d * w);
+	}
+	c->zbits = way.zbits;
+	c->pparam = way.param;
 	c->zmode = 1;
 	return 0;
 }
@@ -525,6 +645,11 @@ static int hx_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		m[0] = HX_ZS_MARK;
 		GT_TRY(gt_zs_save(&c->zs, m + 1, meta_cap - 1, &zlen));
 		zlen++;
+		if (c->zs.flags & GT_ZS_PALETTE) {
+			if (zlen >= meta_cap)
+				return GT_ERR(DST_TOO_SMALL);
+			m[zlen++] = (unsigned char)c->pparam;
+		}
 	}
 	GT_TRY(plain_begin(c, vals, kept, c->zmode ? NULL : hint, m + zlen, meta_cap - zlen,
 			   &len));
@@ -611,6 +736,14 @@ static int hx_block_load(struct gt_codec_ctx *ctx, const void *meta,
 			return rc == GT_ERR(NOMEM) ? rc : GT_ERR(CORRUPT);
 		}
 		used++;
+		if (c->zs.flags & GT_ZS_PALETTE) {
+			if (used >= meta_len || !gt_pal_param_ok(m[used])) {
+				c->zmode = 0;
+				c->ready = c->fixed;
+				return GT_ERR(CORRUPT);
+			}
+			c->pparam = m[used++];
+		}
 	}
 	return plain_load(c, m + used, meta_len - used);
 }
@@ -953,6 +1086,57 @@ static int enc_plain(struct hx_ctx *c, const void *src, size_t n,
 }
 
 /*
+ * The @m kept values of a chunk in c->scratch with a palette: varint D,
+ * then (D > 0) varint P and the plain chunk of the D palette values in
+ * P bytes, then the tokens (gt_palette.h) to the end.
+ */
+static int enc_pal(struct hx_ctx *c, size_t m, unsigned char *out, size_t cap,
+		   size_t *len_ret)
+{
+	size_t pos, plen = 0, tlen, vl;
+
+	*len_ret = 0;
+	GT_TRY(gt_pal_build(&c->pal, c->scratch, m, c->dt));
+	GT_TRY(buf_room(c, &c->pbuf, &c->pbuf_cap, c->pal.d));
+	gt_pal_values(&c->pal, c->dt, c->pbuf);
+	if (cap < 2 * GT_VARINT_MAX)
+		return GT_ERR(DST_TOO_SMALL);
+	pos = (size_t)gt_varint_put(out, c->pal.d);
+	if (c->pal.d) {
+		/* the palette after room for its length, then moved down */
+		GT_TRY(enc_plain(c, c->pbuf, c->pal.d, out + pos + GT_VARINT_MAX,
+				 cap - pos - GT_VARINT_MAX, &plen));
+		vl = (size_t)gt_varint_put(out + pos, plen);
+		memmove(out + pos + vl, out + pos + GT_VARINT_MAX, plen);
+		pos += vl + plen;
+	}
+	GT_TRY(gt_pal_encode(&c->pal, kept_row(c), c->pparam, out + pos, cap - pos, &tlen));
+	*len_ret = pos + tlen;
+	return 0;
+}
+
+/* The @m kept values of a palette chunk (enc_pal) at @p into c->scratch. */
+static int dec_pal(struct hx_ctx *c, const unsigned char *p,
+		   const unsigned char *end, size_t m)
+{
+	uint64_t d, plen = 0;
+
+	GT_TRY(gt_varint_get(&p, end, &d));
+	if (d > m || (!d && m))
+		return GT_ERR(CORRUPT);
+	GT_TRY(buf_room(c, &c->pbuf, &c->pbuf_cap, (size_t)d));
+	if (d) {
+		GT_TRY(gt_varint_get(&p, end, &plen));
+		if (plen > (uint64_t)(end - p))
+			return GT_ERR(TRUNCATED);
+		GT_TRY(hx_dec_plain(c, p, (size_t)plen, c->pbuf, (size_t)d));
+		p += plen;
+	}
+	return gt_pal_decode(&c->pal, kept_row(c), c->pparam, p, (size_t)(end - p),
+			     c->pbuf, (size_t)d, c->dt, c->scratch, m);
+}
+
+/*
  * A chunk of a zero-structure block: varint q, the index in the block of
  * its first value, then the plain chunk of its kept values.
  */
@@ -983,7 +1167,10 @@ static int hx_encode(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		hlen += len;
 	}
 	m = gt_zs_gather(&c->zs, q, src, n, w, c->scratch);
-	GT_TRY(enc_plain(c, c->scratch, m, out + hlen, dst_cap - hlen, &len));
+	if (c->zs.flags & GT_ZS_PALETTE)
+		GT_TRY(enc_pal(c, m, out + hlen, dst_cap - hlen, &len));
+	else
+		GT_TRY(enc_plain(c, c->scratch, m, out + hlen, dst_cap - hlen, &len));
 	*dst_len_ret = hlen + len;
 	return 0;
 }
@@ -1009,7 +1196,10 @@ static int hx_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 	}
 	m = gt_zs_kept(&c->zs, (size_t)q, n);
 	GT_TRY(hx_scratch(c, m));
-	GT_TRY(hx_dec_plain(c, p, (size_t)(end - p), c->scratch, m));
+	if (c->zs.flags & GT_ZS_PALETTE)
+		GT_TRY(dec_pal(c, p, end, m));
+	else
+		GT_TRY(hx_dec_plain(c, p, (size_t)(end - p), c->scratch, m));
 	gt_zs_scatter(&c->zs, (size_t)q, c->scratch, n, w, dst);
 	gt_zs_apply_copies(&c->zs, (size_t)q, dst, c->dt);
 	return 0;

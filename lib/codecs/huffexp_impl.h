@@ -4,6 +4,7 @@
 
 #include "../codec_impl.h"
 #include "../gt_huff.h"
+#include "../gt_palette.h"
 #include "../gt_zstruct.h"
 
 /* The block meta and the chunk layouts are described at the top of huffexp.c. */
@@ -98,6 +99,12 @@ struct hx_ctx {
 	unsigned char *scratch;    /* kept values of a block or chunk */
 	size_t scratch_cap;
 	uint64_t zbits; /* zmode: the chosen way's bits less its meta */
+	/* palette (GT_ZS_PALETTE in zs.flags): its param byte, the palette
+	 * of a chunk, its values */
+	unsigned pparam;
+	struct gt_pal pal;
+	unsigned char *pbuf;
+	size_t pbuf_cap;
 	/* the next block_begin's values' histogram, given (gcomp) */
 	const struct gt_huff_hist *hint;
 };

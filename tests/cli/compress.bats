@@ -121,7 +121,7 @@ roundtrip_raw() {
 		cmp t1.gtz t2.gtz
 	done
 	run -0 od -A n -t u1 -j 4 -N 4 t1.gtz
-	[ "$(echo $output)" = "1 0 3 0" ]
+	[ "$(echo $output)" = "1 0 4 0" ]
 }
 
 @test "compress: huffexp options maxlen and method round-trip" {

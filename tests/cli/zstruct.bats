@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # zstruct.bats - huffexp's zero structure (all-zero rows and columns of a
 # block, format 1.2): the sparse samples round trip bit for bit, the
-# structure is used where it pays, the bytes do not depend on -T, and the
-# files of format 1.1 (tests/fixtures/*_v1_1.gtz, written by the gtool of
-# before it) still decode to what that gtool decoded
+# structure is used where it pays, the bytes do not depend on -T, the
+# palettes of format 1.4 take bow_adam below zstd -19 and xz -9e, and the
+# files of formats 1.1 to 1.3 (tests/fixtures/*_v1_?.gtz, written by the
+# gtool of each) still decode to what that gtool decoded
 
 bats_require_minimum_version 1.5.0
 
@@ -91,4 +92,41 @@ param/2.weight 1d4564877f12df74caa74f35a4d3a921ab253faf5a27f750ae0e097363ef30db
 EOF
 	# and every tensor (block CRCs checked)
 	run -0 --separate-stderr gtool decompress -q -o all.h5 "$f"
+}
+
+@test "zstruct: files of format 1.3 decode as the gtool that wrote them decoded" {
+	# bow_adam's gradients, whose weights format 1.4 codes with palettes
+	local f="$FIXTURES/huffexp_v1_3.gtz" d sum
+	run -0 od -A n -t u1 -j 6 -N 1 "$f"
+	[ "${output// /}" = 3 ]
+	while read -r d sum; do
+		run -0 gtool decompress -q -f --format raw -d "$d" -o x.raw "$f"
+		run -0 sha256sum x.raw
+		[ "${output%% *}" = "$sum" ] || { echo "$d: ${output%% *}"; return 1; }
+	done <<'EOF'
+/step_000001/grad/weight 9cbc1f5ef65470e8bc7e13bed6599dfa2d62792d0bc5548b2f7d6f5ab70f4ddf
+/step_000001/grad/bias 69c6e1f4d47dd766fcfbf47dcb33aca3b0321cb171bdf10a3a07e5806d3fae95
+/step_000200/grad/weight ba991c19052da784897411ed9c7a4d5ce676ae56bba9e9d5fc030ee23ad6414f
+EOF
+	run -0 --separate-stderr gtool decompress -q -o all.h5 "$f"
+}
+
+@test "zstruct: bow_adam's weight gradients take palettes, fewer bytes than zstd -19 and xz -9e" {
+	local d hx zs xs
+	run -0 gtool compress -q -T1 -c huffexp --grads-only -o b.gtz "$SAMPLES/bow_adam.h5"
+	for d in /step_000001/grad/weight /step_000200/grad/weight; do
+		run -0 gtool decompress -q -f --format raw -d "$d" -o x.raw b.gtz
+		run -0 gtool ls --format tsv b.gtz
+		hx=$(awk -F'\t' -v d="$d" '$2 == d { print $9 }' <<< "$output")
+		zs=$(zstd -q -19 -c x.raw | wc -c)
+		xs=$(xz -9e -c x.raw | wc -c)
+		[ "$hx" -lt "$zs" ] && [ "$hx" -lt "$xs" ] ||
+			{ echo "$d: huffexp $hx, zstd $zs, xz $xs"; return 1; }
+	done
+	# the file of format 1.3 holds the same values in more bytes
+	run -0 gtool ls --format tsv "$FIXTURES/huffexp_v1_3.gtz"
+	local old=$output
+	run -0 gtool ls --format tsv b.gtz
+	[ "$(awk -F'\t' 'NR > 1 { s += $9 } END { print s }' <<< "$output")" -lt \
+	  "$(awk -F'\t' 'NR > 1 { s += $9 } END { print s }' <<< "$old")" ]
 }

@@ -209,7 +209,8 @@ static void test_copies(void)
 
 static void test_hostile(void)
 {
-	const unsigned char noflag[] = { 0, 4, 2 }, badflag[] = { 9, 4, 2, 0 };
+	const unsigned char noflag[] = { 0, 4, 2 }, badflag[] = { 17, 4, 2, 0 };
+	const unsigned char pal[] = { 8, 4, 2 }, palrow[] = { 9, 4, 2, 0x02 };
 	const unsigned char r1[] = { 1, 1, 2, 0 }, rows0[] = { 1, 4, 0 };
 	const unsigned char spare[] = { 1, 4, 3, 0x08 }, ok[] = { 3, 4, 3, 0x05, 0x02 };
 	struct gt_zstruct z;
@@ -224,6 +225,11 @@ static void test_hostile(void)
 	CHECK_RC(gt_zs_load(&z, spare, sizeof(spare), &used), GT_ERR(CORRUPT));
 	CHECK_RC(gt_zs_load(&z, ok, sizeof(ok), &used), 0);
 	CHECK(used == 5 && z.zero_rows == 2 && z.zero_cols == 1);
+	/* the palette flag (format 1.4): kept, alone or with a bitmap */
+	CHECK_RC(gt_zs_load(&z, pal, sizeof(pal), &used), 0);
+	CHECK(used == 3 && z.flags == GT_ZS_PALETTE && gt_zs_kept(&z, 0, 8) == 8);
+	CHECK_RC(gt_zs_load(&z, palrow, sizeof(palrow), &used), 0);
+	CHECK(used == 4 && z.flags == (GT_ZS_PALETTE | GT_ZS_ROWS) && gt_zs_kept(&z, 0, 8) == 4);
 	/* too few rows or a row of one value: no structure to find */
 	CHECK_RC(gt_zs_find(&z, zeros, 8, GT_DT_F32, 8), GT_ERR(INVAL));
 	CHECK_RC(gt_zs_find(&z, zeros, 8, GT_DT_F32, 1), GT_ERR(INVAL));

@@ -45,6 +45,22 @@ static inline void check_run(const char *name, void (*fn)(void))
 }
 #define RUN(fn) check_run(#fn, fn)
 
+/*
+ * Outputs that must all be byte-identical (one per isa, chunking, ...):
+ * the first, @out of @len bytes, becomes @ref (@ref_len; the caller frees
+ * it at the end); each later one is checked against it and freed.
+ */
+#define CHECK_SAME_BYTES(ref, ref_len, out, len)                              \
+	do {                                                                  \
+		if (!(ref)) {                                                 \
+			(ref) = (out);                                        \
+			(ref_len) = (len);                                    \
+		} else {                                                      \
+			CHECK((len) == (ref_len) && !memcmp((out), (ref), (len))); \
+			free(out);                                            \
+		}                                                             \
+	} while (0)
+
 /* FNV-1a over @n bytes at @p from @h: digests of output the tests pin. */
 static inline uint64_t check_fnv(uint64_t h, const void *p, size_t n)
 {

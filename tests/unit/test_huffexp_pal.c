@@ -217,13 +217,7 @@ static void test_isa(void)
 		memcpy(out, meta, mlen);
 		CHECK_RC(gt_codec_encode(e, v, n, out + mlen, bound, &c), 0);
 		len = mlen + c;
-		if (!ref) {
-			ref = out;
-			reflen = len;
-		} else {
-			CHECK(len == reflen && !memcmp(out, ref, len));
-			free(out);
-		}
+		CHECK_SAME_BYTES(ref, reflen, out, len);
 		gt_codec_free(e);
 		gt_codec_free(x);
 	}

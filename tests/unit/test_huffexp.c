@@ -1,5 +1,6 @@
 /* test_huffexp.c - the huffexp codec: round trips, bounds, hostile input */
 #include "check.h"
+#include "block_rt.h"
 #include "../../lib/gt_bitio.h"
 #include "../../lib/gt_codec.h"
 #include "../../lib/gt_huff.h"
@@ -133,51 +134,16 @@ static void test_roundtrips(void)
 	}
 }
 
-static struct gt_codec_ctx *mk_rows(enum gt_dtype dt, size_t row_len)
-{
-	const struct gt_codec_params p = { dt, "", NULL, 0, NULL, row_len };
-	struct gt_codec_ctx *c = NULL;
-	struct gt_diag d;
-
-	CHECK_RC(gt_codec_new(gt_codec_find("huffexp"), &p, &c, &d), 0);
-	return c;
-}
-
-/*
- * Code the block at @src in chunks of @cv values read from the block's
- * memory, decode each with @dec (exact-size buffers), compare; the bytes
- * (meta and chunks) are returned and the first meta byte in *@mode.
- */
+/* check_block_rt() with the first meta byte in *@mode (0: none). */
 static size_t block_rt(struct gt_codec_ctx *enc, struct gt_codec_ctx *dec,
 		       enum gt_dtype dt, const void *src, size_t n, size_t cv,
 		       unsigned *mode)
 {
-	const size_t w = gt_dtype_size(dt), bound = gt_codec_bound(enc, cv);
 	unsigned char meta[GT_CODEC_META_MAX];
-	unsigned char *dst = malloc(bound), *back = malloc(n * w + 1);
-	size_t mlen = 0, total;
+	size_t mlen = 0;
+	const size_t total = check_block_rt(enc, dec, dt, src, n, cv, meta, &mlen);
 
-	CHECK_RC(gt_codec_block_begin(enc, src, n, meta, sizeof(meta), &mlen), 0);
-	CHECK_RC(gt_codec_block_load(enc, meta, mlen), 0);
-	CHECK_RC(gt_codec_block_load(dec, meta, mlen), 0);
 	*mode = mlen ? meta[0] : 0;
-	total = mlen;
-	for (size_t q = 0; q < n; q += cv) {
-		const size_t m = n - q < cv ? n - q : cv;
-		unsigned char *exact;
-		size_t len = 0;
-
-		CHECK_RC(gt_codec_encode(enc, (const unsigned char *)src + q * w, m, dst,
-					 bound, &len), 0);
-		exact = malloc(len ? len : 1);
-		memcpy(exact, dst, len);
-		CHECK_RC(gt_codec_decode(dec, exact, len, back + q * w, m), 0);
-		free(exact);
-		total += len;
-	}
-	CHECK(!memcmp(back, src, n * w));
-	free(back);
-	free(dst);
 	return total;
 }
 

@@ -1,21 +1,12 @@
 /* test_huffexp_pal.c - huffexp's palette blocks: round trips, choice, isas, hostile input */
 #include "check.h"
+#include "block_rt.h"
 #include "../../lib/codec_impl.h"
 #include "../../lib/gt_codec.h"
 #include "../../lib/gt_zstruct.h"
 #include "../../lib/banned.h"
 
 static const enum gt_dtype dts[] = { GT_DT_F32, GT_DT_F16, GT_DT_BF16, GT_DT_F64 };
-
-static struct gt_codec_ctx *mk_rows(enum gt_dtype dt, size_t row_len)
-{
-	const struct gt_codec_params p = { dt, "", NULL, 0, NULL, row_len };
-	struct gt_codec_ctx *c = NULL;
-	struct gt_diag d;
-
-	CHECK_RC(gt_codec_new(gt_codec_find("huffexp"), &p, &c, &d), 0);
-	return c;
-}
 
 /* A gradient-like value of @dt: random sign and mantissa, exponent near 1/64. */
 static uint64_t rnd_value(enum gt_dtype dt)
@@ -52,43 +43,6 @@ static void fill_bow(void *buf, enum gt_dtype dt, size_t rows, size_t R,
 	free(smp);
 }
 
-/*
- * Code the block at @src in chunks of @cv values, each chunk no larger
- * than the bound, decode each from an exact-size copy, compare; the
- * bytes in all (meta and chunks), the meta in @meta (*@mlen_ret bytes).
- */
-static size_t block_rt(struct gt_codec_ctx *e, struct gt_codec_ctx *x, enum gt_dtype dt,
-		       const void *src, size_t n, size_t cv, unsigned char *meta,
-		       size_t *mlen_ret)
-{
-	const size_t w = gt_dtype_size(dt), bound = gt_codec_bound(e, cv);
-	unsigned char *dst = malloc(bound), *back = malloc(n * w + 1);
-	size_t total;
-
-	CHECK_RC(gt_codec_block_begin(e, src, n, meta, GT_CODEC_META_MAX, mlen_ret), 0);
-	CHECK_RC(gt_codec_block_load(e, meta, *mlen_ret), 0);
-	CHECK_RC(gt_codec_block_load(x, meta, *mlen_ret), 0);
-	total = *mlen_ret;
-	for (size_t q = 0; q < n; q += cv) {
-		const size_t m = n - q < cv ? n - q : cv;
-		unsigned char *exact;
-		size_t len = 0;
-
-		CHECK_RC(gt_codec_encode(e, (const unsigned char *)src + q * w, m, dst, bound,
-					 &len), 0);
-		CHECK(len <= gt_codec_bound(e, m));
-		exact = malloc(len ? len : 1);
-		memcpy(exact, dst, len);
-		CHECK_RC(gt_codec_decode(x, exact, len, back + q * w, m), 0);
-		free(exact);
-		total += len;
-	}
-	CHECK(!memcmp(back, src, n * w));
-	free(back);
-	free(dst);
-	return total;
-}
-
 /* The zero structure's flags of a meta (0: none). */
 static unsigned zflags(const unsigned char *meta, size_t mlen)
 {
@@ -112,7 +66,7 @@ static void test_bow(void)
 				size_t mlen, pal, nopal;
 
 				fill_bow(buf, dts[d], rows[a], R, 90, 8, 10);
-				pal = block_rt(e, x, dts[d], buf, n, n, meta, &mlen);
+				pal = check_block_rt(e, x, dts[d], buf, n, n, meta, &mlen);
 				/* (with 6 kept columns of bf16 the table costs more) */
 				if (R >= 300 && !(zflags(meta, mlen) & GT_ZS_PALETTE)) {
 					fprintf(stderr, "dt %u %zu x %zu: no palette\n", d, rows[a], R);
@@ -121,16 +75,16 @@ static void test_bow(void)
 				/* the same zero columns, values all distinct */
 				memcpy(own, buf, n * 8);
 				fill_bow(own, dts[d], rows[a], R, 90, 0, 0);
-				nopal = block_rt(e, x, dts[d], own, n, n, meta, &mlen);
+				nopal = check_block_rt(e, x, dts[d], own, n, n, meta, &mlen);
 				CHECK(!(zflags(meta, mlen) & GT_ZS_PALETTE));
 				/* 16-bit values: the values of @own may well be cheaper */
 				if (R >= 300 && gt_dtype_size(dts[d]) >= 4 && !(pal < nopal)) {
 					fprintf(stderr, "dt %u %zu x %zu: %zu >= %zu\n", d, rows[a], R, pal, nopal);
 					CHECK(pal < nopal);
 				}
-				(void)block_rt(e, x, dts[d], buf, n, 64, meta, &mlen);
-				(void)block_rt(e, x, dts[d], buf, n, R + 3, meta, &mlen);
-				(void)block_rt(e, x, dts[d], buf, n, 1, meta, &mlen);
+				(void)check_block_rt(e, x, dts[d], buf, n, 64, meta, &mlen);
+				(void)check_block_rt(e, x, dts[d], buf, n, R + 3, meta, &mlen);
+				(void)check_block_rt(e, x, dts[d], buf, n, 1, meta, &mlen);
 				gt_codec_free(e);
 				gt_codec_free(x);
 				free(buf);
@@ -157,11 +111,11 @@ static void test_rates(void)
 				/* a zero row, and row 5 a copy of row 2 */
 				memset(buf + 3 * R * w, 0, R * w);
 				memcpy(buf + 5 * R * w, buf + 2 * R * w, R * w);
-				(void)block_rt(e, x, dts[d], buf, n, n, meta, &mlen);
+				(void)check_block_rt(e, x, dts[d], buf, n, n, meta, &mlen);
 				if (!S[s] || mix == 100)
 					CHECK(!(zflags(meta, mlen) & GT_ZS_PALETTE));
-				(void)block_rt(e, x, dts[d], buf, n, 333, meta, &mlen);
-				(void)block_rt(e, x, dts[d], buf, n - 17, 4 * R, meta, &mlen);
+				(void)check_block_rt(e, x, dts[d], buf, n, 333, meta, &mlen);
+				(void)check_block_rt(e, x, dts[d], buf, n - 17, 4 * R, meta, &mlen);
 				gt_codec_free(e);
 				gt_codec_free(x);
 				free(buf);
@@ -181,9 +135,9 @@ static void test_alone(void)
 	for (size_t i = 0; i < n; i++)
 		v[i] = 0.001f * (float)(1 + check_rand() % 5);
 	v[500] = v[501] = 0.0f;
-	(void)block_rt(e, x, GT_DT_F32, v, n, n, meta, &mlen);
+	(void)check_block_rt(e, x, GT_DT_F32, v, n, n, meta, &mlen);
 	CHECK(zflags(meta, mlen) == GT_ZS_PALETTE);
-	(void)block_rt(e, x, GT_DT_F32, v, n, 77, meta, &mlen);
+	(void)check_block_rt(e, x, GT_DT_F32, v, n, 77, meta, &mlen);
 	gt_codec_free(e);
 	gt_codec_free(x);
 	free(v);
@@ -210,7 +164,7 @@ static void test_isa(void)
 		x = mk_rows(GT_DT_F32, R);
 		gt_codec_set_isa(e, (enum gt_isa)isa);
 		gt_codec_set_isa(x, (enum gt_isa)isa);
-		(void)block_rt(e, x, GT_DT_F32, v, n, 65536, meta, &mlen);
+		(void)check_block_rt(e, x, GT_DT_F32, v, n, 65536, meta, &mlen);
 		CHECK(zflags(meta, mlen) & GT_ZS_PALETTE);
 		bound = gt_codec_bound(e, n);
 		out = malloc(bound + mlen);
@@ -236,7 +190,7 @@ static void test_block_bits(void)
 	uint64_t bits;
 
 	fill_bow(v, GT_DT_F32, rows, R, 90, 8, 10);
-	total = block_rt(e, x, GT_DT_F32, v, n, n, meta, &mlen);
+	total = check_block_rt(e, x, GT_DT_F32, v, n, n, meta, &mlen);
 	CHECK(zflags(meta, mlen) & GT_ZS_PALETTE);
 	CHECK_RC(gt_codec_block_begin(e, v, n, meta, sizeof(meta), &mlen), 0);
 	CHECK_RC(gt_huffexp_block_bits(e, v, n, &bits), 0);

@@ -58,6 +58,20 @@ static int put_zeros(unsigned char *dst, size_t width, size_t i, size_t n,
 	return 0;
 }
 
+/* The next token's symbol into *@s through the one-level LUT. */
+static inline int next_sym(const struct hx_ctx *c, struct gt_bitr *cr, unsigned *s)
+{
+	unsigned e;
+
+	gt_bitr_refill(cr);
+	e = c->lut[gt_bitr_peek(cr, c->lbits)];
+	if (!GT_HUFF_LUT_LEN(e))
+		return GT_ERR(CORRUPT);
+	gt_bitr_consume(cr, GT_HUFF_LUT_LEN(e));
+	*s = GT_HUFF_LUT_SYM(e);
+	return 0;
+}
+
 /* Any dtype, from value *@i_ret on; *@left_ret: mantissas still unread. */
 static int dec_generic(const struct hx_ctx *c, struct gt_bitr *cr,
 		       struct gt_bitr *mr, unsigned char *dst, size_t i,
@@ -71,15 +85,10 @@ static int dec_generic(const struct hx_ctx *c, struct gt_bitr *cr,
 	size_t left = *left_ret;
 
 	while (i < n) {
-		unsigned e, s, mant = 1;
+		unsigned s, mant = 1;
 		uint64_t v, sm;
 
-		gt_bitr_refill(cr);
-		e = c->lut[gt_bitr_peek(cr, c->lbits)];
-		if (!GT_HUFF_LUT_LEN(e))
-			return GT_ERR(CORRUPT);
-		gt_bitr_consume(cr, GT_HUFF_LUT_LEN(e));
-		s = GT_HUFF_LUT_SYM(e);
+		GT_TRY(next_sym(c, cr, &s));
 		if (s < (1u << eb)) {
 			v = (uint64_t)s << mb;
 		} else if (s == GT_HUFF_RUN(eb)) {
@@ -127,16 +136,11 @@ static int dec_one_f32(const struct hx_ctx *c, struct gt_bitr *cr,
 	const unsigned stride = c->mstride;
 	const unsigned char *mp = *mp_ret;
 	const size_t i = *i_ret;
-	unsigned e, s;
+	unsigned s;
 	uint64_t d;
 	uint32_t m = 0, v;
 
-	gt_bitr_refill(cr);
-	e = c->lut[gt_bitr_peek(cr, c->lbits)];
-	if (!GT_HUFF_LUT_LEN(e))
-		return GT_ERR(CORRUPT);
-	gt_bitr_consume(cr, GT_HUFF_LUT_LEN(e));
-	s = GT_HUFF_LUT_SYM(e);
+	GT_TRY(next_sym(c, cr, &s));
 	if (s == GT_HUFF_RUN(8)) {
 		const uint64_t len = gt_huff_get_run(cr);
 

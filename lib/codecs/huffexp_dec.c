@@ -431,6 +431,199 @@ dec_lanes_at(const struct hx_ctx *c, struct hx_part *p, const unsigned stride)
 	return rc;
 }
 
+/* Slots the table walk of dec_walk_at() stores per part before they
+ * become values. */
+#define HX_WIN 2048
+
+#if GT_ISA_X86
+/* x86-64's variable shifts without the CL register */
+#define HX_TARGET_WALK __attribute__((target("bmi,bmi2")))
+#else
+#define HX_TARGET_WALK
+#endif
+
+/*
+ * One lookup of the f32 multi-symbol table in the two-pass decoder: the
+ * entry's three slots (and a fourth, 0) stored at *@sp, which advances
+ * by the tokens it holds; the slots past those hold junk that later ones
+ * overwrite.  A token the table does not hold has the entry 0: nothing
+ * is consumed, nor stored past *@sp, so the lookups after it find the
+ * same entry.  Returns the entry.  x86 only, so little-endian: slot 0
+ * goes first.
+ */
+static inline __attribute__((always_inline)) uint64_t
+walk_f32(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *cr, uint16_t **sp)
+{
+	const uint64_t e = mlut[cr->acc & bmask], w = e >> 8;
+
+	gt_bitr_consume(cr, (unsigned)(e & 15));
+	memcpy(*sp, &w, 8);
+	*sp += e >> 4 & 3;
+	return e;
+}
+
+/* gt_bitr_refill() where at least 8 bytes are left. */
+static inline __attribute__((always_inline)) void refill_fast(struct gt_bitr *r)
+{
+	uint64_t v;
+
+	memcpy(&v, r->ptr, 8);
+	r->acc |= v << r->nb;
+	r->ptr += (63 - r->nb) >> 3;
+	r->nb |= 56;
+}
+
+/*
+ * One round of the walk: a refill of each part, then four lookups of each
+ * in turn (4 x 12 <= 56 bits), so that their chains of table lookups
+ * overlap; @checked refills near the end of a code stream.  Returns the
+ * parts that met a token the table does not hold, a bit each.
+ */
+static inline __attribute__((always_inline)) unsigned
+walk_round(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **sp,
+	   const int checked)
+{
+	uint64_t e[HX_LANES];
+	unsigned stuck = 0;
+
+#pragma GCC unroll 8
+	for (unsigned j = 0; j < HX_LANES; j++)
+		if (checked)
+			gt_bitr_refill(&r[j]);
+		else
+			refill_fast(&r[j]);
+#pragma GCC unroll 4
+	for (unsigned k = 0; k < 4; k++)
+#pragma GCC unroll 8
+		for (unsigned j = 0; j < HX_LANES; j++)
+			e[j] = walk_f32(mlut, bmask, &r[j], &sp[j]);
+#pragma GCC unroll 8
+	for (unsigned j = 0; j < HX_LANES; j++)
+		stuck |= (unsigned)!(e[j] & 15) << j;
+	return stuck;
+}
+
+/*
+ * One window of the walk: rounds until a part's window (@lim values) could
+ * not take another, or a part meets a token the table does not hold.
+ * While it walks, it prefetches the window's mantissa words and values
+ * from @m and @o on, a line a round (a round takes fewer than 48 bytes of
+ * either), so that hx_asm_f32_avx512() finds them in cache.  Returns the
+ * parts that met such a token, a bit each.
+ */
+static inline __attribute__((always_inline)) unsigned
+walk_window(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **sp,
+	    uint16_t *const *sym, const size_t *lim, const unsigned char *const *m,
+	    unsigned char *const *o)
+{
+	unsigned stuck = 0, pf = 0;
+
+	for (;;) {
+		/* rounds (of at most 12 values a part) that fit in every
+		 * window, and of those, refills that need no check (a refill
+		 * moves at most 7 bytes on) */
+		size_t rounds = SIZE_MAX, fast = SIZE_MAX;
+
+		for (unsigned j = 0; j < HX_LANES; j++) {
+			const ptrdiff_t left = r[j].end - r[j].ptr;
+
+			rounds = HX_MIN(rounds, (lim[j] - (size_t)(sp[j] - sym[j])) / 12);
+			fast = HX_MIN(fast, left < 8 ? 0 : (size_t)(left - 8) / 7 + 1);
+		}
+		if (!rounds)
+			return 0;
+		if (!fast) {
+			stuck = walk_round(mlut, bmask, r, sp, 1);
+		} else {
+			rounds = HX_MIN(rounds, fast);
+			do {
+				for (unsigned j = 0; j < HX_LANES; j++) {
+					__builtin_prefetch(m[j] + pf);
+					__builtin_prefetch(o[j] + pf, 1);
+				}
+				pf += 64;
+				stuck = walk_round(mlut, bmask, r, sp, 0);
+			} while (--rounds && !stuck);
+		}
+		if (stuck)
+			return stuck;
+	}
+}
+
+/* After a window: each part's values from its @cnt slots at @sym, then
+ * the token that stopped each part in @stuck, the slow way. */
+static int walk_values(const struct hx_ctx *c, const struct hx_part *p,
+		       const unsigned stride, uint16_t *const *sym, const size_t *cnt,
+		       unsigned stuck, struct gt_bitr *r, const unsigned char **m,
+		       unsigned char **o)
+{
+	for (unsigned j = 0; j < HX_LANES; j++) {
+		GT_TRY(hx_asm_f32_avx512(sym[j], cnt[j], &m[j], p[j].mend, o[j], stride));
+		o[j] += 4 * cnt[j];
+	}
+	return stuck ? dec_lane_slow(c, p, ~stuck, r, m, o) : 0;
+}
+
+/*
+ * dec_lanes_at() in two passes, a window at a time: the parts' table
+ * walks store the slots of up to HX_WIN values per part (walk_window, no
+ * mantissa in sight); then hx_asm_f32_avx512() makes each part's values
+ * from its slots and its mantissa stream.  A token the table does not
+ * hold ends the window; the values before it are made, and dec_one_f32()
+ * takes it.  Stops when one part has fewer than 12 values left;
+ * dec_part() finishes each.
+ */
+static HX_TARGET_WALK int dec_walk_at(const struct hx_ctx *c, struct hx_part *p,
+				      const unsigned stride)
+{
+	const uint64_t bmask = (UINT64_C(1) << c->mbits) - 1;
+	uint16_t buf[HX_LANES][HX_WIN + 4], *sym[HX_LANES];
+	struct gt_bitr r[HX_LANES];
+	const unsigned char *m[HX_LANES];
+	unsigned char *o[HX_LANES];
+	int rc = 0, more = 1;
+
+	for (unsigned j = 0; j < HX_LANES; j++) {
+		sym[j] = buf[j];
+		r[j] = p[j].cr;
+		m[j] = p[j].mp;
+		o[j] = p[j].dst + 4 * p[j].i;
+	}
+	while (more && rc == 0) {
+		uint16_t *sp[HX_LANES];
+		size_t lim[HX_LANES], cnt[HX_LANES];
+		unsigned stuck;
+
+		for (unsigned j = 0; j < HX_LANES; j++) {
+			lim[j] = HX_MIN(p[j].n - (size_t)(o[j] - p[j].dst) / 4, HX_WIN);
+			sp[j] = sym[j];
+		}
+		stuck = walk_window(c->mlut, bmask, r, sp, sym, lim, m, o);
+		{
+			/* copies: the walk's own never have their address taken */
+			struct gt_bitr rc_[HX_LANES];
+			const unsigned char *mc[HX_LANES];
+			unsigned char *oc[HX_LANES];
+
+			for (unsigned j = 0; j < HX_LANES; j++) {
+				rc_[j] = r[j], mc[j] = m[j], oc[j] = o[j];
+				cnt[j] = (size_t)(sp[j] - sym[j]);
+			}
+			rc = walk_values(c, p, stride, sym, cnt, stuck, rc_, mc, oc);
+			for (unsigned j = 0; j < HX_LANES; j++) {
+				r[j] = rc_[j], m[j] = mc[j], o[j] = oc[j];
+				more &= p[j].n - (size_t)(o[j] - p[j].dst) / 4 >= 12;
+			}
+		}
+	}
+	for (unsigned j = 0; j < HX_LANES; j++) {
+		p[j].cr = r[j];
+		p[j].mp = m[j];
+		p[j].i = (size_t)(o[j] - p[j].dst) / 4;
+	}
+	return rc;
+}
+
 static int dec_split(struct hx_ctx *c, const unsigned char *p,
 		     const unsigned char *end, unsigned char *dst, size_t n)
 {
@@ -469,9 +662,14 @@ static int dec_split(struct hx_ctx *c, const unsigned char *p,
 	if (c->mbits) {
 		int rc = 0;
 
+		const int walk = c->base.isa == GT_ISA_AVX512 && hx_asm_avx512_runs();
+
 		for (unsigned j = 0; rc == 0 && j < HX_SPLIT_S; j += HX_LANES)
-			rc = c->mstride == 3 ? dec_lanes_at(c, pt + j, 3) :
-					       dec_lanes_at(c, pt + j, 1);
+			if (walk)
+				rc = dec_walk_at(c, pt + j, c->mstride);
+			else
+				rc = c->mstride == 3 ? dec_lanes_at(c, pt + j, 3) :
+						       dec_lanes_at(c, pt + j, 1);
 		for (unsigned j = 0; rc < 0 && j < HX_SPLIT_S; j++)
 			if (gt_bitr_left(&pt[j].cr) < 0)
 				return GT_ERR(TRUNCATED);

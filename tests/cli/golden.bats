@@ -32,7 +32,7 @@ check_digests() {
 			continue
 		fi
 		if [ "$2" = payloads ]; then
-			got=$(payloads x.gtz | sha256sum)
+			got=$(/usr/bin/python3 "$ROOT/tests/golden/payloads.py" gtool x.gtz)
 		else
 			got=$(sha256sum < x.gtz)
 		fi
@@ -46,16 +46,6 @@ check_digests() {
 	echo "$n digests checked, $bad differ"
 	[ "$n" -gt 150 ]
 	[ "$bad" -eq 0 ]
-}
-
-# payloads FILE.gtz: its blocks' payloads in file order, as gen-compress.sh
-payloads() {
-	gtool ls --records --format tsv "$1" |
-	awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-		$h["record"] == "block" { print $h["payload_offset"], $h["payload_bytes"] }' |
-	while read -r off len; do
-		tail -c +$((off + 1)) "$1" | head -c "$len"
-	done
 }
 
 @test "golden: compress -T1 digests of every sample and codec are unchanged" {

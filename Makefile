@@ -241,10 +241,13 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c $(BUILD)/libgtool-core.a $(B
 	$(CC) $(CFLAGS_ALL) -o $@ $< tests/fuzz/replay.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
 
 RESULTS = $(BUILD)/results
+# make check builds with this many jobs (the suites run up to 2 at a time
+# on their own: tests/run-*.sh)
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 
 check: deps
 	@rm -rf $(RESULTS); mkdir -p $(RESULTS)
-	@$(MAKE) --no-print-directory all $(UNIT_BIN)
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(UNIT_BIN)
 	@$(MAKE) --no-print-directory check-unit
 	@$(MAKE) --no-print-directory check-asan
 	@$(MAKE) --no-print-directory check-cli
@@ -259,7 +262,7 @@ check-unit: $(UNIT_BIN)
 	@sh tests/run-unit.sh $(RESULTS)/unit.txt $(UNIT_BIN)
 
 check-asan:
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SANITIZE=address,undefined OPT="-O1 -g" \
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=$(BUILD)/asan SANITIZE=address,undefined OPT="-O1 -g" \
 		RESULTS=$(RESULTS) check-unit-asan
 
 check-unit-asan: $(UNIT_BIN)
@@ -272,7 +275,7 @@ check-cli: all
 	@GTOOL_BUILD=$(abspath $(BUILD)) sh tests/run-bats.sh $(RESULTS)/cli.txt tests/cli/*.bats
 
 check-fuzz:
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan SANITIZE=address,undefined OPT="-O1 -g" \
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=$(BUILD)/asan SANITIZE=address,undefined OPT="-O1 -g" \
 		RESULTS=$(RESULTS) check-fuzz-replay
 
 check-fuzz-replay: $(FUZZ_BIN)
@@ -309,7 +312,7 @@ fuzz-build: $(LF_BIN)
 # A build failure (no clang: make deps) counts every target as failed.
 check-fuzz-run:
 	@mkdir -p $(RESULTS)
-	@if $(MAKE) --no-print-directory -s fuzz-build; then \
+	@if $(MAKE) --no-print-directory -s -j$(JOBS) fuzz-build; then \
 		sh tests/fuzz/run-libfuzzer.sh $(FUZZ_CHECK_SECONDS) $(RESULTS)/fuzz-run.txt "" $(LF_BIN); \
 	else \
 		echo "fuzz run: cannot build the libFuzzer targets with $(LF_CC) (make deps installs clang)"; \

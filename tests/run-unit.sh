@@ -1,28 +1,50 @@
 #!/bin/sh
 # run-unit.sh RESULT BIN... - run unit-test binaries, add up their counts
-# Each binary gets $UNIT_TIMEOUT seconds (default 300, room for ASan): a
-# test that hangs is killed and counted as a failure by its name.
-out=$1; shift
+# The binaries run $UNIT_JOBS at a time (default: the number of cores, at
+# most 2), their reports printed in the order given.  Each gets
+# $UNIT_TIMEOUT seconds (default 300, room for ASan): a test that hangs is
+# killed and counted as a failure by its name.
 limit=${UNIT_TIMEOUT:-300}
-passed=0; failed=0
-for t in "$@"; do
+
+# run-unit.sh --one BIN DIR: one binary; its report into DIR/BIN's base
+# name .msg and "passed failed" into .res
+if [ "$1" = --one ]; then
+	t=$2; base=$3/$(basename "$t")
 	log=$(timeout -k 10 "$limit" "$t" 2>&1); rc=$?
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		printf '%s\n' "$log" | tail -n 20
-		echo "$t: timed out after ${limit}s"
-		failed=$((failed + 1)); continue
+		{ printf '%s\n' "$log" | tail -n 20; echo "$t: timed out after ${limit}s"; } > "$base.msg"
+		echo "0 1" > "$base.res"; exit 0
 	fi
-	printf '%s\n' "$log" | grep -E 'FAIL|failed$|CHECK|ERROR|runtime error' | grep -v ' 0 failed$'
+	printf '%s\n' "$log" | grep -E 'FAIL|failed$|CHECK|ERROR|runtime error' |
+		grep -v ' 0 failed$' > "$base.msg"
 	line=$(printf '%s\n' "$log" | grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed$' | tail -n 1)
 	if [ -z "$line" ]; then
-		printf '%s\n' "$log" | tail -n 20
-		echo "$t: crashed or printed no count (exit $rc)"
-		failed=$((failed + 1)); continue
+		{ printf '%s\n' "$log" | tail -n 20; echo "$t: crashed or printed no count (exit $rc)"; } >> "$base.msg"
+		echo "0 1" > "$base.res"; exit 0
 	fi
 	p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\1/')
 	f=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\2/')
-	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && { echo "$t: exit $rc"; f=1; }
+	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && { echo "$t: exit $rc" >> "$base.msg"; f=1; }
+	echo "$p $f" > "$base.res"
+	exit 0
+fi
+
+out=$1; shift
+jobs=${UNIT_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$jobs" -gt 2 ] && jobs=2
+dir=$(mktemp -d)
+printf '%s\n' "$@" | xargs -P "$jobs" -I{} sh "$0" --one {} "$dir"
+passed=0; failed=0
+for t in "$@"; do
+	base=$dir/$(basename "$t")
+	cat "$base.msg" 2>/dev/null
+	if [ -f "$base.res" ]; then
+		read -r p f < "$base.res"
+	else
+		echo "$t: no result"; p=0; f=1
+	fi
 	passed=$((passed + p)); failed=$((failed + f))
 done
+rm -rf "$dir"
 echo "unit$(case $out in *asan*) echo ' (ASan+UBSan)';; esac): $passed passed, $failed failed"
 echo "$passed $failed" > "$out"

@@ -7,19 +7,21 @@
 # check).  A crash, leak or timeout fails that target; its input is kept as
 # $(dirname BIN)/crashes/<name>-crash-<sha1> and its path printed: add it to
 # tests/fuzz/corpus/<name>/ so the ASan replay in make check keeps it.
-# Writes "passed failed" (one per target) to RESULT.
-secs=$1; out=$2; keep=$3; shift 3
-passed=0; failed=0
-scratch=$(mktemp -d) || exit 1
-trap 'rm -rf "$scratch"' EXIT
-trap 'exit 130' INT TERM
-for bin in "$@"; do
+# The targets run $FUZZ_JOBS at a time (default: the number of cores, at
+# most 2; each still fuzzes SECONDS on one core), their reports printed in
+# the order given.  Writes "passed failed" (one per target) to RESULT.
+
+# run-libfuzzer.sh --one BIN SECONDS WORKDIR SCRATCH: one target; its report
+# into SCRATCH/<name>.msg and "passed failed" into .res
+if [ "$1" = --one ]; then
+	bin=$2; secs=$3; keep=$4; scratch=$5
 	name=$(basename "$bin")
 	short=${name#fuzz_}
 	crashes=$(dirname "$bin")/crashes
+	msg=$scratch/$name.msg
 	if [ ! -x "$bin" ]; then
-		echo "$name: no libFuzzer binary $bin"
-		failed=$((failed + 1)); continue
+		echo "$name: no libFuzzer binary $bin" > "$msg"
+		echo "0 1" > "$scratch/$name.res"; exit 0
 	fi
 	work=${keep:+$keep/$short}
 	work=${work:-$scratch/$short}
@@ -43,15 +45,37 @@ for bin in "$@"; do
 		found="$found $dst"
 	done
 	if [ "$rc" -eq 0 ] && [ -z "$found" ]; then
-		echo "$name: ok, ${execs:-?} runs in ${secs} s"
-		passed=$((passed + 1))
+		echo "$name: ok, ${execs:-?} runs in ${secs} s" > "$msg"
+		echo "1 0" > "$scratch/$name.res"
 	else
-		grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)|^    #[0-9] ' "$log" | head -n 25
-		echo "$name: FAILED (exit $rc) after ${execs:-?} runs"
-		for f in $found; do echo "$name: crash input $f"; done
-		[ -z "$found" ] && tail -n 5 "$log"
-		failed=$((failed + 1))
+		{
+			grep -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)|^    #[0-9] ' "$log" | head -n 25
+			echo "$name: FAILED (exit $rc) after ${execs:-?} runs"
+			for f in $found; do echo "$name: crash input $f"; done
+			[ -z "$found" ] && tail -n 5 "$log"
+		} > "$msg"
+		echo "0 1" > "$scratch/$name.res"
 	fi
+	exit 0
+fi
+
+secs=$1; out=$2; keep=$3; shift 3
+passed=0; failed=0
+scratch=$(mktemp -d) || exit 1
+trap 'rm -rf "$scratch"' EXIT
+trap 'exit 130' INT TERM
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$jobs" -gt 2 ] && jobs=2
+printf '%s\n' "$@" | xargs -P "$jobs" -I{} sh "$0" --one {} "$secs" "$keep" "$scratch"
+for bin in "$@"; do
+	name=$(basename "$bin")
+	cat "$scratch/$name.msg" 2>/dev/null
+	if [ -f "$scratch/$name.res" ]; then
+		read -r p f < "$scratch/$name.res"
+	else
+		echo "$name: no result"; p=0; f=1
+	fi
+	passed=$((passed + p)); failed=$((failed + f))
 done
 echo "fuzz run (libFuzzer, ${secs} s each): $passed passed, $failed failed"
 echo "$passed $failed" > "$out"

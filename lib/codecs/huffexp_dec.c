@@ -5,6 +5,13 @@
 #include "../gt_bitio.h"
 #include "../banned.h"
 
+#if GT_ISA_X86
+/* x86-64's variable shifts without the CL register */
+#define HX_TARGET_WALK __attribute__((target("bmi,bmi2")))
+#else
+#define HX_TARGET_WALK
+#endif
+
 /* One entry of the f32 multi-symbol table for the B-bit index @x. */
 static uint64_t mlut_entry(const struct hx_ctx *c, unsigned x, unsigned B)
 {
@@ -316,14 +323,22 @@ struct hx_part {
 	size_t n, i, mcount;
 };
 
-/* Part @p to its end, both streams checked. */
-static int dec_part(const struct hx_ctx *c, struct hx_part *p)
+static HX_TARGET_WALK int dec_walk1(const struct hx_ctx *c, struct hx_part *p);
+
+/* Part @p to its end, both streams checked; @walk: the two-pass loop
+ * first (AVX-512 VBMI2). */
+static int dec_part(const struct hx_ctx *c, struct hx_part *p, int walk)
 {
 	struct gt_bitr mr;
 	size_t i = 0, left = p->mcount;
 	int rc, rc2;
 
 	gt_bitr_init(&mr, p->m0, (size_t)(p->mend - p->m0));
+	if (walk && c->mbits && c->mstride) {
+		rc = dec_walk1(c, p);
+		if (rc < 0)
+			return gt_bitr_left(&p->cr) < 0 ? GT_ERR(TRUNCATED) : rc;
+	}
 	if (c->mstride) {
 		rc = dec_f32(c, &p->cr, &p->mp, p->mend, p->dst + 4 * p->i,
 			     p->n - p->i, &i);
@@ -346,14 +361,15 @@ static int dec_part(const struct hx_ctx *c, struct hx_part *p)
 /* After a round of dec_lanes_at(): the token that stopped each part
  * whose bit in @ok is 0, the slow way. */
 static int dec_lane_slow(const struct hx_ctx *c, const struct hx_part *p,
-			 unsigned ok, struct gt_bitr *r,
+			 unsigned nl, unsigned ok, struct gt_bitr *r,
 			 const unsigned char **m, unsigned char **o)
 {
-	for (unsigned j = 0; j < HX_LANES; j++) {
-		size_t i = (size_t)(o[j] - p[j].dst) / 4;
+	for (unsigned j = 0; j < nl; j++) {
+		size_t i;
 
 		if (ok >> j & 1)
 			continue;
+		i = (size_t)(o[j] - p[j].dst) / 4;
 		GT_TRY(dec_one_f32(c, &r[j], &m[j], p[j].mend, p[j].dst, p[j].n, &i));
 		o[j] = p[j].dst + 4 * i;
 	}
@@ -414,7 +430,7 @@ dec_lanes_at(const struct hx_ctx *c, struct hx_part *p, const unsigned stride)
 #pragma GCC unroll 8
 			for (unsigned j = 0; j < HX_LANES; j++)
 				rc_[j] = r[j], mc[j] = m[j], oc[j] = o[j];
-			rc = dec_lane_slow(c, p, ok, rc_, mc, oc);
+			rc = dec_lane_slow(c, p, HX_LANES, ok, rc_, mc, oc);
 #pragma GCC unroll 8
 			for (unsigned j = 0; j < HX_LANES; j++)
 				r[j] = rc_[j], m[j] = mc[j], o[j] = oc[j];
@@ -434,13 +450,6 @@ dec_lanes_at(const struct hx_ctx *c, struct hx_part *p, const unsigned stride)
 /* Slots the table walk of dec_walk_at() stores per part before they
  * become values. */
 #define HX_WIN 2048
-
-#if GT_ISA_X86
-/* x86-64's variable shifts without the CL register */
-#define HX_TARGET_WALK __attribute__((target("bmi,bmi2")))
-#else
-#define HX_TARGET_WALK
-#endif
 
 /*
  * One lookup of the f32 multi-symbol table in the two-pass decoder: the
@@ -481,13 +490,13 @@ static inline __attribute__((always_inline)) void refill_fast(struct gt_bitr *r)
  */
 static inline __attribute__((always_inline)) unsigned
 walk_round(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **sp,
-	   const int checked)
+	   const unsigned nl, const int checked)
 {
 	uint64_t e[HX_LANES];
 	unsigned stuck = 0;
 
 #pragma GCC unroll 8
-	for (unsigned j = 0; j < HX_LANES; j++)
+	for (unsigned j = 0; j < nl; j++)
 		if (checked)
 			gt_bitr_refill(&r[j]);
 		else
@@ -495,10 +504,10 @@ walk_round(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **s
 #pragma GCC unroll 4
 	for (unsigned k = 0; k < 4; k++)
 #pragma GCC unroll 8
-		for (unsigned j = 0; j < HX_LANES; j++)
+		for (unsigned j = 0; j < nl; j++)
 			e[j] = walk_f32(mlut, bmask, &r[j], &sp[j]);
 #pragma GCC unroll 8
-	for (unsigned j = 0; j < HX_LANES; j++)
+	for (unsigned j = 0; j < nl; j++)
 		stuck |= (unsigned)!(e[j] & 15) << j;
 	return stuck;
 }
@@ -514,7 +523,7 @@ walk_round(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **s
 static inline __attribute__((always_inline)) unsigned
 walk_window(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **sp,
 	    uint16_t *const *sym, const size_t *lim, const unsigned char *const *m,
-	    unsigned char *const *o)
+	    unsigned char *const *o, const unsigned nl)
 {
 	unsigned stuck = 0, pf = 0;
 
@@ -524,7 +533,7 @@ walk_window(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **
 		 * moves at most 7 bytes on) */
 		size_t rounds = SIZE_MAX, fast = SIZE_MAX;
 
-		for (unsigned j = 0; j < HX_LANES; j++) {
+		for (unsigned j = 0; j < nl; j++) {
 			const ptrdiff_t left = r[j].end - r[j].ptr;
 
 			rounds = HX_MIN(rounds, (lim[j] - (size_t)(sp[j] - sym[j])) / 12);
@@ -533,16 +542,16 @@ walk_window(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **
 		if (!rounds)
 			return 0;
 		if (!fast) {
-			stuck = walk_round(mlut, bmask, r, sp, 1);
+			stuck = walk_round(mlut, bmask, r, sp, nl, 1);
 		} else {
 			rounds = HX_MIN(rounds, fast);
 			do {
-				for (unsigned j = 0; j < HX_LANES; j++) {
+				for (unsigned j = 0; j < nl; j++) {
 					__builtin_prefetch(m[j] + pf);
 					__builtin_prefetch(o[j] + pf, 1);
 				}
 				pf += 64;
-				stuck = walk_round(mlut, bmask, r, sp, 0);
+				stuck = walk_round(mlut, bmask, r, sp, nl, 0);
 			} while (--rounds && !stuck);
 		}
 		if (stuck)
@@ -552,16 +561,16 @@ walk_window(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **
 
 /* After a window: each part's values from its @cnt slots at @sym, then
  * the token that stopped each part in @stuck, the slow way. */
-static int walk_values(const struct hx_ctx *c, const struct hx_part *p,
+static int walk_values(const struct hx_ctx *c, const struct hx_part *p, unsigned nl,
 		       const unsigned stride, uint16_t *const *sym, const size_t *cnt,
 		       unsigned stuck, struct gt_bitr *r, const unsigned char **m,
 		       unsigned char **o)
 {
-	for (unsigned j = 0; j < HX_LANES; j++) {
+	for (unsigned j = 0; j < nl; j++) {
 		GT_TRY(hx_asm_f32_avx512(sym[j], cnt[j], &m[j], p[j].mend, o[j], stride));
 		o[j] += 4 * cnt[j];
 	}
-	return stuck ? dec_lane_slow(c, p, ~stuck, r, m, o) : 0;
+	return stuck ? dec_lane_slow(c, p, nl, ~stuck, r, m, o) : 0;
 }
 
 /*
@@ -573,8 +582,9 @@ static int walk_values(const struct hx_ctx *c, const struct hx_part *p,
  * takes it.  Stops when one part has fewer than 12 values left;
  * dec_part() finishes each.
  */
-static HX_TARGET_WALK int dec_walk_at(const struct hx_ctx *c, struct hx_part *p,
-				      const unsigned stride)
+static inline __attribute__((always_inline)) int
+dec_walk_at(const struct hx_ctx *c, struct hx_part *p, const unsigned stride,
+	    const unsigned nl)
 {
 	const uint64_t bmask = (UINT64_C(1) << c->mbits) - 1;
 	uint16_t buf[HX_LANES][HX_WIN + 4], *sym[HX_LANES];
@@ -583,7 +593,7 @@ static HX_TARGET_WALK int dec_walk_at(const struct hx_ctx *c, struct hx_part *p,
 	unsigned char *o[HX_LANES];
 	int rc = 0, more = 1;
 
-	for (unsigned j = 0; j < HX_LANES; j++) {
+	for (unsigned j = 0; j < nl; j++) {
 		sym[j] = buf[j];
 		r[j] = p[j].cr;
 		m[j] = p[j].mp;
@@ -594,29 +604,29 @@ static HX_TARGET_WALK int dec_walk_at(const struct hx_ctx *c, struct hx_part *p,
 		size_t lim[HX_LANES], cnt[HX_LANES];
 		unsigned stuck;
 
-		for (unsigned j = 0; j < HX_LANES; j++) {
+		for (unsigned j = 0; j < nl; j++) {
 			lim[j] = HX_MIN(p[j].n - (size_t)(o[j] - p[j].dst) / 4, HX_WIN);
 			sp[j] = sym[j];
 		}
-		stuck = walk_window(c->mlut, bmask, r, sp, sym, lim, m, o);
+		stuck = walk_window(c->mlut, bmask, r, sp, sym, lim, m, o, nl);
 		{
 			/* copies: the walk's own never have their address taken */
 			struct gt_bitr rc_[HX_LANES];
 			const unsigned char *mc[HX_LANES];
 			unsigned char *oc[HX_LANES];
 
-			for (unsigned j = 0; j < HX_LANES; j++) {
+			for (unsigned j = 0; j < nl; j++) {
 				rc_[j] = r[j], mc[j] = m[j], oc[j] = o[j];
 				cnt[j] = (size_t)(sp[j] - sym[j]);
 			}
-			rc = walk_values(c, p, stride, sym, cnt, stuck, rc_, mc, oc);
-			for (unsigned j = 0; j < HX_LANES; j++) {
+			rc = walk_values(c, p, nl, stride, sym, cnt, stuck, rc_, mc, oc);
+			for (unsigned j = 0; j < nl; j++) {
 				r[j] = rc_[j], m[j] = mc[j], o[j] = oc[j];
 				more &= p[j].n - (size_t)(o[j] - p[j].dst) / 4 >= 12;
 			}
 		}
 	}
-	for (unsigned j = 0; j < HX_LANES; j++) {
+	for (unsigned j = 0; j < nl; j++) {
 		p[j].cr = r[j];
 		p[j].mp = m[j];
 		p[j].i = (size_t)(o[j] - p[j].dst) / 4;
@@ -624,9 +634,21 @@ static HX_TARGET_WALK int dec_walk_at(const struct hx_ctx *c, struct hx_part *p,
 	return rc;
 }
 
+/* Two parts at once (a split chunk), one part or chunk alone. */
+static HX_TARGET_WALK int dec_walk2(const struct hx_ctx *c, struct hx_part *p)
+{
+	return dec_walk_at(c, p, c->mstride, HX_LANES);
+}
+
+static HX_TARGET_WALK int dec_walk1(const struct hx_ctx *c, struct hx_part *p)
+{
+	return dec_walk_at(c, p, c->mstride, 1);
+}
+
 static int dec_split(struct hx_ctx *c, const unsigned char *p,
 		     const unsigned char *end, unsigned char *dst, size_t n)
 {
+	const int walk = c->base.isa == GT_ISA_AVX512 && hx_asm_avx512_runs();
 	struct hx_part pt[HX_SPLIT_S];
 	uint64_t mcount, clen[HX_SPLIT_S], total = 0;
 
@@ -662,11 +684,9 @@ static int dec_split(struct hx_ctx *c, const unsigned char *p,
 	if (c->mbits) {
 		int rc = 0;
 
-		const int walk = c->base.isa == GT_ISA_AVX512 && hx_asm_avx512_runs();
-
 		for (unsigned j = 0; rc == 0 && j < HX_SPLIT_S; j += HX_LANES)
 			if (walk)
-				rc = dec_walk_at(c, pt + j, c->mstride);
+				rc = dec_walk2(c, pt + j);
 			else
 				rc = c->mstride == 3 ? dec_lanes_at(c, pt + j, 3) :
 						       dec_lanes_at(c, pt + j, 1);
@@ -676,7 +696,7 @@ static int dec_split(struct hx_ctx *c, const unsigned char *p,
 		GT_TRY(rc);
 	}
 	for (unsigned j = 0; j < HX_SPLIT_S; j++)
-		GT_TRY(dec_part(c, &pt[j]));
+		GT_TRY(dec_part(c, &pt[j], walk));
 	return 0;
 }
 
@@ -706,6 +726,6 @@ int hx_dec_plain(struct hx_ctx *c, const void *src, size_t src_len, void *dst,
 	pt.i = 0;
 	pt.mcount = (size_t)mcount;
 	gt_bitr_init(&pt.cr, pt.mend, (size_t)(end - pt.mend));
-	return dec_part(c, &pt);
+	return dec_part(c, &pt, c->base.isa == GT_ISA_AVX512 && hx_asm_avx512_runs());
 }
 

@@ -22,6 +22,7 @@ echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d
 echo "== date: $(date -u +%Y-%m-%dT%H:%MZ), gtool $(gtool --version | cut -d' ' -f2), $(zstd --version | cut -d, -f1)"
 
 "$build/dump_grads" 16 $traces > "$work/grads16.f32"
+"$build/dump_grads" 64 $traces > "$work/grads64.f32"
 "$build/dump_grads" 256 $traces > "$work/grads256.f32"
 size256=$(stat -c %s "$work/grads256.f32")
 
@@ -30,6 +31,10 @@ echo "== 1. codecs on memory, one thread (tests/bench/bench_codec, $reps runs)"
 "$build/bench_codec" --repeat "$reps" --codec huffexp --codec zstd:level=1 \
 	--codec zstd:level=19 --codec zlib:level=6 "$work/grads16.f32"
 "$build/bench_codec" --repeat "$reps" --codec huffexp --synthetic
+echo
+echo "== 1'. huffexp per core on 64 MiB of real gradients, zstd -1 beside it ($reps runs; with"
+echo "   AVX-512, floor 2200 MB/s compress and 3000 decompress, goal 3000 and 4000)"
+"$build/bench_codec" --repeat "$reps" --codec huffexp --codec zstd:level=1 "$work/grads64.f32"
 
 echo
 echo "== 1b. gcomp with the optimizer context of a real trace, one thread ($reps runs)"
@@ -85,7 +90,6 @@ echo "decompress -T 1: $(mbps "$size256" "$d1") MB/s  -T 2: $(mbps "$size256" "$
 echo
 echo "== 3b. pipes: gtool -T 1 against zstd through '| cat > /dev/null' (wall time, median of $reps,"
 echo "   the four command lines run in turn each round; target: ratio to zstd <= 1.00)"
-"$build/dump_grads" 64 $traces > "$work/grads64.f32"
 size64=$(stat -c %s "$work/grads64.f32")
 gtool compress -q -f -T 1 --dtype f32 "$work/grads64.f32" -o "$work/p.gtz"
 zstd -q -f -1 "$work/grads64.f32" -o "$work/p.zst"

@@ -8,7 +8,7 @@ set -u
 rc=0
 
 if command -v shellcheck >/dev/null 2>&1; then
-	shellcheck -S warning tests/*.sh tools/*.sh .ci/run completions/gtool.bash || rc=1
+	shellcheck -x -S warning tests/*.sh tools/*.sh .ci/run completions/gtool.bash || rc=1
 else
 	echo "lint: shellcheck is not installed: scripts not checked" >&2
 fi

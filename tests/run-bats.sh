@@ -32,21 +32,11 @@ if [ "$1" = --one ]; then
 fi
 
 out=$1; shift
-jobs=${BATS_JOBS:-$(nproc 2>/dev/null || echo 1)}
-[ "$jobs" -gt 2 ] && jobs=2
+# shellcheck source=tests/par.sh
+. "$(dirname "$0")/par.sh"
 dir=$(mktemp -d)
-printf '%s\n' "$@" | xargs -P "$jobs" -I{} sh "$0" --one {} "$dir"
-passed=0; failed=0
-for f in "$@"; do
-	base=$dir/$(basename "$f" .bats)
-	cat "$base.msg" 2>/dev/null
-	if [ -f "$base.res" ]; then
-		read -r p n < "$base.res"
-	else
-		echo "$f: no result"; p=0; n=1
-	fi
-	passed=$((passed + p)); failed=$((failed + n))
-done
+printf '%s\n' "$@" | xargs -P "$(par_jobs "$BATS_JOBS")" -I{} sh "$0" --one {} "$dir"
+par_collect "$dir" .bats "$@"
 rm -rf "$dir"
 echo "cli (Bats): $passed passed, $failed failed"
 echo "$passed $failed" > "$out"

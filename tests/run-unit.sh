@@ -30,21 +30,11 @@ if [ "$1" = --one ]; then
 fi
 
 out=$1; shift
-jobs=${UNIT_JOBS:-$(nproc 2>/dev/null || echo 1)}
-[ "$jobs" -gt 2 ] && jobs=2
+# shellcheck source=tests/par.sh
+. "$(dirname "$0")/par.sh"
 dir=$(mktemp -d)
-printf '%s\n' "$@" | xargs -P "$jobs" -I{} sh "$0" --one {} "$dir"
-passed=0; failed=0
-for t in "$@"; do
-	base=$dir/$(basename "$t")
-	cat "$base.msg" 2>/dev/null
-	if [ -f "$base.res" ]; then
-		read -r p f < "$base.res"
-	else
-		echo "$t: no result"; p=0; f=1
-	fi
-	passed=$((passed + p)); failed=$((failed + f))
-done
+printf '%s\n' "$@" | xargs -P "$(par_jobs "$UNIT_JOBS")" -I{} sh "$0" --one {} "$dir"
+par_collect "$dir" "" "$@"
 rm -rf "$dir"
 echo "unit$(case $out in *asan*) echo ' (ASan+UBSan)';; esac): $passed passed, $failed failed"
 echo "$passed $failed" > "$out"

@@ -60,23 +60,13 @@ if [ "$1" = --one ]; then
 fi
 
 secs=$1; out=$2; keep=$3; shift 3
-passed=0; failed=0
 scratch=$(mktemp -d) || exit 1
 trap 'rm -rf "$scratch"' EXIT
 trap 'exit 130' INT TERM
-jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
-[ "$jobs" -gt 2 ] && jobs=2
-printf '%s\n' "$@" | xargs -P "$jobs" -I{} sh "$0" --one {} "$secs" "$keep" "$scratch"
-for bin in "$@"; do
-	name=$(basename "$bin")
-	cat "$scratch/$name.msg" 2>/dev/null
-	if [ -f "$scratch/$name.res" ]; then
-		read -r p f < "$scratch/$name.res"
-	else
-		echo "$name: no result"; p=0; f=1
-	fi
-	passed=$((passed + p)); failed=$((failed + f))
-done
+# shellcheck source=tests/par.sh
+. "$(dirname "$0")/../par.sh"
+printf '%s\n' "$@" | xargs -P "$(par_jobs "$FUZZ_JOBS")" -I{} sh "$0" --one {} "$secs" "$keep" "$scratch"
+par_collect "$scratch" "" "$@"
 echo "fuzz run (libFuzzer, ${secs} s each): $passed passed, $failed failed"
 echo "$passed $failed" > "$out"
 [ "$failed" -eq 0 ]

@@ -323,10 +323,22 @@ struct hx_part {
 	size_t n, i, mcount;
 };
 
-static HX_TARGET_WALK int dec_walk1(const struct hx_ctx *c, struct hx_part *p);
+static HX_TARGET_WALK int dec_walk1(const struct hx_ctx *c, struct hx_part *p, int kind);
+
+/*
+ * Which value pass the two-pass decoder takes with the context's isa: 2
+ * AVX-512 VBMI2, 1 AVX2 (AVX-512 without VBMI2 too), 0 none (the one-pass
+ * loops run).
+ */
+static int walk_kind(const struct hx_ctx *c)
+{
+	if (c->base.isa == GT_ISA_AVX512 && hx_asm_avx512_runs())
+		return 2;
+	return c->base.isa == GT_ISA_AVX2 || c->base.isa == GT_ISA_AVX512;
+}
 
 /* Part @p to its end, both streams checked; @walk: the two-pass loop
- * first (AVX-512 VBMI2). */
+ * first, with the value pass of walk_kind(). */
 static int dec_part(const struct hx_ctx *c, struct hx_part *p, int walk)
 {
 	struct gt_bitr mr;
@@ -335,7 +347,7 @@ static int dec_part(const struct hx_ctx *c, struct hx_part *p, int walk)
 
 	gt_bitr_init(&mr, p->m0, (size_t)(p->mend - p->m0));
 	if (walk && c->mbits && c->mstride) {
-		rc = dec_walk1(c, p);
+		rc = dec_walk1(c, p, walk);
 		if (rc < 0)
 			return gt_bitr_left(&p->cr) < 0 ? GT_ERR(TRUNCATED) : rc;
 	}
@@ -562,12 +574,13 @@ walk_window(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **
 /* After a window: each part's values from its @cnt slots at @sym, then
  * the token that stopped each part in @stuck, the slow way. */
 static int walk_values(const struct hx_ctx *c, const struct hx_part *p, unsigned nl,
-		       const unsigned stride, uint16_t *const *sym, const size_t *cnt,
-		       unsigned stuck, struct gt_bitr *r, const unsigned char **m,
-		       unsigned char **o)
+		       int kind, const unsigned stride, uint16_t *const *sym,
+		       const size_t *cnt, unsigned stuck, struct gt_bitr *r,
+		       const unsigned char **m, unsigned char **o)
 {
 	for (unsigned j = 0; j < nl; j++) {
-		GT_TRY(hx_asm_f32_avx512(sym[j], cnt[j], &m[j], p[j].mend, o[j], stride));
+		GT_TRY(kind == 2 ? hx_asm_f32_avx512(sym[j], cnt[j], &m[j], p[j].mend, o[j], stride)
+				 : hx_asm_f32_avx2(sym[j], cnt[j], &m[j], p[j].mend, o[j], stride));
 		o[j] += 4 * cnt[j];
 	}
 	return stuck ? dec_lane_slow(c, p, nl, ~stuck, r, m, o) : 0;
@@ -584,7 +597,7 @@ static int walk_values(const struct hx_ctx *c, const struct hx_part *p, unsigned
  */
 static inline __attribute__((always_inline)) int
 dec_walk_at(const struct hx_ctx *c, struct hx_part *p, const unsigned stride,
-	    const unsigned nl)
+	    const unsigned nl, int kind)
 {
 	const uint64_t bmask = (UINT64_C(1) << c->mbits) - 1;
 	uint16_t buf[HX_LANES][HX_WIN + 4], *sym[HX_LANES];
@@ -619,7 +632,7 @@ dec_walk_at(const struct hx_ctx *c, struct hx_part *p, const unsigned stride,
 				rc_[j] = r[j], mc[j] = m[j], oc[j] = o[j];
 				cnt[j] = (size_t)(sp[j] - sym[j]);
 			}
-			rc = walk_values(c, p, nl, stride, sym, cnt, stuck, rc_, mc, oc);
+			rc = walk_values(c, p, nl, kind, stride, sym, cnt, stuck, rc_, mc, oc);
 			for (unsigned j = 0; j < nl; j++) {
 				r[j] = rc_[j], m[j] = mc[j], o[j] = oc[j];
 				more &= p[j].n - (size_t)(o[j] - p[j].dst) / 4 >= 12;
@@ -635,20 +648,20 @@ dec_walk_at(const struct hx_ctx *c, struct hx_part *p, const unsigned stride,
 }
 
 /* Two parts at once (a split chunk), one part or chunk alone. */
-static HX_TARGET_WALK int dec_walk2(const struct hx_ctx *c, struct hx_part *p)
+static HX_TARGET_WALK int dec_walk2(const struct hx_ctx *c, struct hx_part *p, int kind)
 {
-	return dec_walk_at(c, p, c->mstride, HX_LANES);
+	return dec_walk_at(c, p, c->mstride, HX_LANES, kind);
 }
 
-static HX_TARGET_WALK int dec_walk1(const struct hx_ctx *c, struct hx_part *p)
+static HX_TARGET_WALK int dec_walk1(const struct hx_ctx *c, struct hx_part *p, int kind)
 {
-	return dec_walk_at(c, p, c->mstride, 1);
+	return dec_walk_at(c, p, c->mstride, 1, kind);
 }
 
 static int dec_split(struct hx_ctx *c, const unsigned char *p,
 		     const unsigned char *end, unsigned char *dst, size_t n)
 {
-	const int walk = c->base.isa == GT_ISA_AVX512 && hx_asm_avx512_runs();
+	const int walk = walk_kind(c);
 	struct hx_part pt[HX_SPLIT_S];
 	uint64_t mcount, clen[HX_SPLIT_S], total = 0;
 
@@ -686,7 +699,7 @@ static int dec_split(struct hx_ctx *c, const unsigned char *p,
 
 		for (unsigned j = 0; rc == 0 && j < HX_SPLIT_S; j += HX_LANES)
 			if (walk)
-				rc = dec_walk2(c, pt + j);
+				rc = dec_walk2(c, pt + j, walk);
 			else
 				rc = c->mstride == 3 ? dec_lanes_at(c, pt + j, 3) :
 						       dec_lanes_at(c, pt + j, 1);
@@ -726,6 +739,6 @@ int hx_dec_plain(struct hx_ctx *c, const void *src, size_t src_len, void *dst,
 	pt.i = 0;
 	pt.mcount = (size_t)mcount;
 	gt_bitr_init(&pt.cr, pt.mend, (size_t)(end - pt.mend));
-	return dec_part(c, &pt, c->base.isa == GT_ISA_AVX512 && hx_asm_avx512_runs());
+	return dec_part(c, &pt, walk_kind(c));
 }
 

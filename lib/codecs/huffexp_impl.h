@@ -140,6 +140,9 @@ int hx_prepare_dec(struct hx_ctx *c, size_t n);
 int hx_asm_avx512_runs(void);
 int hx_asm_f32_avx512(const uint16_t *sym, size_t cnt, const unsigned char **mp_io,
 		      const unsigned char *mend, unsigned char *dst, unsigned stride);
+/* The same with AVX2 (eight values a time), for CPUs without VBMI2. */
+int hx_asm_f32_avx2(const uint16_t *sym, size_t cnt, const unsigned char **mp_io,
+		    const unsigned char *mend, unsigned char *dst, unsigned stride);
 /* Decode a plain chunk of @n values (either layout). */
 int hx_dec_plain(struct hx_ctx *c, const void *src, size_t src_len, void *dst,
 		 size_t n);

@@ -92,11 +92,133 @@ HX_TARGET_VBMI2 int hx_asm_f32_avx512(const uint16_t *sym, size_t cnt,
 	return 0;
 }
 
+/*
+ * pshufb controls that spread the packed mantissa words of four values
+ * into their lanes, by the 4-bit mask of the values that carry one: at
+ * stride 3 a carrier's lane takes the next 3 bytes in its low 3 bytes, at
+ * stride 1 the next byte in its byte 2; X (0x80) clears a byte.  Row m,
+ * lane k: the word of rank popcount(m & ((1 << k) - 1)).
+ */
+#define X 0x80
+static const unsigned char hx_spread[2][16][16] __attribute__((aligned(16))) = {
+	{
+		{ X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X },
+		{ 0, 1, 2, X, X, X, X, X, X, X, X, X, X, X, X, X },
+		{ X, X, X, X, 0, 1, 2, X, X, X, X, X, X, X, X, X },
+		{ 0, 1, 2, X, 3, 4, 5, X, X, X, X, X, X, X, X, X },
+		{ X, X, X, X, X, X, X, X, 0, 1, 2, X, X, X, X, X },
+		{ 0, 1, 2, X, X, X, X, X, 3, 4, 5, X, X, X, X, X },
+		{ X, X, X, X, 0, 1, 2, X, 3, 4, 5, X, X, X, X, X },
+		{ 0, 1, 2, X, 3, 4, 5, X, 6, 7, 8, X, X, X, X, X },
+		{ X, X, X, X, X, X, X, X, X, X, X, X, 0, 1, 2, X },
+		{ 0, 1, 2, X, X, X, X, X, X, X, X, X, 3, 4, 5, X },
+		{ X, X, X, X, 0, 1, 2, X, X, X, X, X, 3, 4, 5, X },
+		{ 0, 1, 2, X, 3, 4, 5, X, X, X, X, X, 6, 7, 8, X },
+		{ X, X, X, X, X, X, X, X, 0, 1, 2, X, 3, 4, 5, X },
+		{ 0, 1, 2, X, X, X, X, X, 3, 4, 5, X, 6, 7, 8, X },
+		{ X, X, X, X, 0, 1, 2, X, 3, 4, 5, X, 6, 7, 8, X },
+		{ 0, 1, 2, X, 3, 4, 5, X, 6, 7, 8, X, 9, 10, 11, X },
+	},
+	{
+		{ X, X, X, X, X, X, X, X, X, X, X, X, X, X, X, X },
+		{ X, X, 0, X, X, X, X, X, X, X, X, X, X, X, X, X },
+		{ X, X, X, X, X, X, 0, X, X, X, X, X, X, X, X, X },
+		{ X, X, 0, X, X, X, 1, X, X, X, X, X, X, X, X, X },
+		{ X, X, X, X, X, X, X, X, X, X, 0, X, X, X, X, X },
+		{ X, X, 0, X, X, X, X, X, X, X, 1, X, X, X, X, X },
+		{ X, X, X, X, X, X, 0, X, X, X, 1, X, X, X, X, X },
+		{ X, X, 0, X, X, X, 1, X, X, X, 2, X, X, X, X, X },
+		{ X, X, X, X, X, X, X, X, X, X, X, X, X, X, 0, X },
+		{ X, X, 0, X, X, X, X, X, X, X, X, X, X, X, 1, X },
+		{ X, X, X, X, X, X, 0, X, X, X, X, X, X, X, 1, X },
+		{ X, X, 0, X, X, X, 1, X, X, X, X, X, X, X, 2, X },
+		{ X, X, X, X, X, X, X, X, X, X, 0, X, X, X, 1, X },
+		{ X, X, 0, X, X, X, X, X, X, X, 1, X, X, X, 2, X },
+		{ X, X, X, X, X, X, 0, X, X, X, 1, X, X, X, 2, X },
+		{ X, X, 0, X, X, X, 1, X, X, X, 2, X, X, X, 3, X },
+	},
+};
+#undef X
+
+/* One value at a time (the last few of hx_asm_f32_avx2()): val_f32(). */
+static int asm_one(const uint16_t *sym, size_t i, size_t cnt, const unsigned char **mp_io,
+		   const unsigned char *mend, unsigned char *dst, unsigned stride)
+{
+	const unsigned char *mp = *mp_io;
+
+	for (; i < cnt; i++) {
+		const unsigned s = sym[i] & 0x1ff;
+		uint32_t w = s < 256 ? (uint32_t)s << 24 : s & 1;
+
+		if (s < 256) {
+			if ((size_t)(mend - mp) < stride)
+				return GT_ERR(CORRUPT);
+			w |= stride == 3 ? (uint32_t)mp[0] | (uint32_t)mp[1] << 8 | (uint32_t)mp[2] << 16
+					 : (uint32_t)(mp[0] & 0xfe) << 16 | (mp[0] & 1);
+			mp += stride;
+		}
+		w = w >> 1 | w << 31;
+		memcpy(dst + 4 * i, &w, 4);
+	}
+	*mp_io = mp;
+	return 0;
+}
+
+/*
+ * hx_asm_f32_avx512() with AVX2, eight values a time: each half's words
+ * from a 16-byte load spread by a pshufb (hx_spread), while 28 bytes of
+ * the mantissa stream are left (the loads' reach); the rest one at a time.
+ */
+GT_ISA_TARGET_AVX2 int hx_asm_f32_avx2(const uint16_t *sym, size_t cnt,
+				       const unsigned char **mp_io, const unsigned char *mend,
+				       unsigned char *dst, unsigned stride)
+{
+	const __m256i s9 = _mm256_set1_epi32(0x1ff), c256 = _mm256_set1_epi32(256);
+	const __m256i one = _mm256_set1_epi32(1);
+	const unsigned char(*const spread)[16] = hx_spread[stride == 1];
+	const unsigned char *mp = *mp_io;
+	size_t i = 0;
+
+	for (; cnt - i >= 8 && mend - mp >= 28; i += 8) {
+		const __m256i s = _mm256_and_si256(
+			_mm256_cvtepu16_epi32(_mm_loadu_si128((const void *)(sym + i))), s9);
+		const __m256i car = _mm256_cmpgt_epi32(c256, s);
+		const unsigned kc = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(car));
+		const unsigned n0 = (unsigned)__builtin_popcount(kc & 15) * stride;
+		const __m256i raw = _mm256_inserti128_si256(
+			_mm256_castsi128_si256(_mm_loadu_si128((const void *)mp)),
+			_mm_loadu_si128((const void *)(mp + n0)), 1);
+		const __m256i ctl = _mm256_inserti128_si256(
+			_mm256_castsi128_si256(_mm_load_si128((const void *)spread[kc & 15])),
+			_mm_load_si128((const void *)spread[kc >> 4]), 1);
+		__m256i m = _mm256_shuffle_epi8(raw, ctl), w;
+
+		mp += (unsigned)__builtin_popcount(kc) * stride;
+		if (stride == 1)
+			m = _mm256_or_si256(_mm256_and_si256(m, _mm256_set1_epi32(0xfe0000)),
+					    _mm256_and_si256(_mm256_srli_epi32(m, 16), one));
+		w = _mm256_or_si256(_mm256_blendv_epi8(_mm256_and_si256(s, one),
+						       _mm256_slli_epi32(s, 24), car),
+				    m);
+		_mm256_storeu_si256((void *)(dst + 4 * i),
+				    _mm256_or_si256(_mm256_srli_epi32(w, 1), _mm256_slli_epi32(w, 31)));
+	}
+	*mp_io = mp;
+	return asm_one(sym, i, cnt, mp_io, mend, dst, stride);
+}
+
 #else
 
 int hx_asm_avx512_runs(void)
 {
 	return 0;
+}
+
+int hx_asm_f32_avx2(const uint16_t *sym, size_t cnt, const unsigned char **mp_io,
+		    const unsigned char *mend, unsigned char *dst, unsigned stride)
+{
+	(void)sym, (void)cnt, (void)mp_io, (void)mend, (void)dst, (void)stride;
+	return GT_ERR(INVAL);
 }
 
 int hx_asm_f32_avx512(const uint16_t *sym, size_t cnt, const unsigned char **mp_io,

@@ -4,7 +4,16 @@
 # a few at a time through "RUNNER --one ITEM ...", which leaves ITEM's
 # report in DIR/KEY.msg and "passed failed" in DIR/KEY.res (KEY: ITEM's
 # base name less SUFFIX); par_collect prints the reports in the order
-# given and adds up the counts.
+# given and adds up the counts; par_run does both.
+
+# par_run RUNNER JOBS SUFFIX DIR ITEM... - "sh RUNNER --one ITEM DIR" for
+# each item, par_jobs JOBS at a time, then par_collect DIR SUFFIX ITEM...
+par_run() {
+	_runner=$1 _jobs=$2 _sfx=$3 _pdir=$4
+	shift 4
+	printf '%s\n' "$@" | xargs -P "$(par_jobs "$_jobs")" -I{} sh "$_runner" --one {} "$_pdir"
+	par_collect "$_pdir" "$_sfx" "$@"
+}
 
 # par_jobs [N] - N, or the number of cores, at most 2
 par_jobs() {

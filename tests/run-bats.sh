@@ -35,8 +35,7 @@ out=$1; shift
 # shellcheck source=tests/par.sh
 . "$(dirname "$0")/par.sh"
 dir=$(mktemp -d)
-printf '%s\n' "$@" | xargs -P "$(par_jobs "$BATS_JOBS")" -I{} sh "$0" --one {} "$dir"
-par_collect "$dir" .bats "$@"
+par_run "$0" "$BATS_JOBS" .bats "$dir" "$@"
 rm -rf "$dir"
 echo "cli (Bats): $passed passed, $failed failed"
 echo "$passed $failed" > "$out"

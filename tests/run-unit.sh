@@ -33,8 +33,7 @@ out=$1; shift
 # shellcheck source=tests/par.sh
 . "$(dirname "$0")/par.sh"
 dir=$(mktemp -d)
-printf '%s\n' "$@" | xargs -P "$(par_jobs "$UNIT_JOBS")" -I{} sh "$0" --one {} "$dir"
-par_collect "$dir" "" "$@"
+par_run "$0" "$UNIT_JOBS" "" "$dir" "$@"
 rm -rf "$dir"
 echo "unit$(case $out in *asan*) echo ' (ASan+UBSan)';; esac): $passed passed, $failed failed"
 echo "$passed $failed" > "$out"

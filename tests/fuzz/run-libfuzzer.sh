@@ -11,10 +11,11 @@
 # most 2; each still fuzzes SECONDS on one core), their reports printed in
 # the order given.  Writes "passed failed" (one per target) to RESULT.
 
-# run-libfuzzer.sh --one BIN SECONDS WORKDIR SCRATCH: one target; its report
-# into SCRATCH/<name>.msg and "passed failed" into .res
+# run-libfuzzer.sh --one BIN SCRATCH: one target, for $FUZZ_SECS from
+# $FUZZ_KEEP (WORKDIR); its report into SCRATCH/<name>.msg and "passed
+# failed" into .res
 if [ "$1" = --one ]; then
-	bin=$2; secs=$3; keep=$4; scratch=$5
+	bin=$2; scratch=$3; secs=$FUZZ_SECS; keep=$FUZZ_KEEP
 	name=$(basename "$bin")
 	short=${name#fuzz_}
 	crashes=$(dirname "$bin")/crashes
@@ -65,8 +66,9 @@ trap 'rm -rf "$scratch"' EXIT
 trap 'exit 130' INT TERM
 # shellcheck source=tests/par.sh
 . "$(dirname "$0")/../par.sh"
-printf '%s\n' "$@" | xargs -P "$(par_jobs "$FUZZ_JOBS")" -I{} sh "$0" --one {} "$secs" "$keep" "$scratch"
-par_collect "$scratch" "" "$@"
+FUZZ_SECS=$secs FUZZ_KEEP=$keep
+export FUZZ_SECS FUZZ_KEEP
+par_run "$0" "$FUZZ_JOBS" "" "$scratch" "$@"
 echo "fuzz run (libFuzzer, ${secs} s each): $passed passed, $failed failed"
 echo "$passed $failed" > "$out"
 [ "$failed" -eq 0 ]

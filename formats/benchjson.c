@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "gt_benchjson.h"
+#include "gt_bytes.h"
 #include "../lib/banned.h"
 
 static int get_str(json_t *obj, const char *key, char *dst, size_t i, struct gt_diag *d)
@@ -152,7 +153,7 @@ int gt_bench_read(const char *path, struct gt_bench_row **rows_ret, size_t *n_re
 		  struct gt_diag *d)
 {
 	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
+	unsigned char *buf = NULL;
 	size_t len;
 	int rc;
 
@@ -160,16 +161,11 @@ int gt_bench_read(const char *path, struct gt_bench_row **rows_ret, size_t *n_re
 	*n_ret = 0;
 	if (!f)
 		return gt_diag_set(d, GT_ERR(IO), "%s", strerror(errno));
-	buf = malloc(GT_BENCH_MAX_BYTES + 1);
-	if (!buf) {
-		fclose(f);
-		return gt_diag_set(d, GT_ERR(NOMEM), "out of memory");
-	}
-	len = fread(buf, 1, GT_BENCH_MAX_BYTES + 1, f);
-	if (ferror(f))
-		rc = gt_diag_set(d, GT_ERR(IO), "read error");
+	rc = gt_slurp(f, GT_BENCH_MAX_BYTES, &buf, &len);
+	if (rc < 0)
+		rc = gt_diag_set(d, rc, rc == GT_ERR(NOMEM) ? "out of memory" : "read error");
 	else
-		rc = gt_bench_parse(buf, len, rows_ret, n_ret, d);
+		rc = gt_bench_parse((const char *)buf, len, rows_ret, n_ret, d);
 	fclose(f);
 	free(buf);
 	return rc;

@@ -110,11 +110,9 @@ int gt_ght_read(const char *path, struct gt_ght *t, struct gt_diag *d)
 	memset(t, 0, sizeof(*t));
 	if (!f)
 		return gt_diag_set(d, GT_ERR(IO), "%s", strerror(errno));
-	p = malloc(GHT_MAX + 1);
-	if (p)
-		len = fread(p, 1, GHT_MAX + 1, f);
-	if (!p || ferror(f))
-		rc = gt_diag_set(d, p ? GT_ERR(IO) : GT_ERR(NOMEM), "read error");
+	rc = gt_slurp(f, GHT_MAX, &p, &len);
+	if (rc < 0)
+		rc = gt_diag_set(d, rc, rc == GT_ERR(NOMEM) ? "out of memory" : "read error");
 	else if (len > GHT_MAX || len < 16)
 		rc = gt_diag_set(d, GT_ERR(CORRUPT), len < 16 ? "not a Huffman table file"
 				 : "table file too large");

@@ -3,6 +3,7 @@
 #define GT_BYTES_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,5 +197,14 @@ static inline char *gt_cur_str(struct gt_cur *c)
 	s[n] = 0;
 	return s;
 }
+
+/*
+ * gt_slurp - read @f to its end, or to @max + 1 bytes, into *@buf_ret
+ * (malloc'd, grown as it fills: a small file costs a small buffer) and
+ * *@len_ret: a length of @max + 1 tells the caller the file is larger than
+ * @max.  Returns 0, GT_ERR(IO) on a read error, GT_ERR(NOMEM); *@buf_ret
+ * is NULL on an error.  slurp.c.
+ */
+int gt_slurp(FILE *f, size_t max, unsigned char **buf_ret, size_t *len_ret);
 
 #endif

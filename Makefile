@@ -103,7 +103,7 @@ FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
 .PHONY: report all deps check check-unit check-asan check-cli check-fuzz check-fuzz-run fuzz-build demo bench \
 	install uninstall clean help lint funclen format-check valgrind fuzz check-examples \
-	check-python convergence bench-python
+	check-python convergence bench-python fixtures
 
 all: $(BUILD)/gtool $(MODULES) $(BUILD)/libgtool.a $(SO_LIBS) $(BUILD)/gtool.pc $(LINKS) $(MPI_BIN)
 
@@ -241,13 +241,24 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c $(BUILD)/libgtool-core.a $(B
 	$(CC) $(CFLAGS_ALL) -o $@ $< tests/fuzz/replay.c $(BUILD)/libgtool-core.a $(BUILD)/libgtool.a $(LDFLAGS_ALL) $(LIBS)
 
 RESULTS = $(BUILD)/results
+
+# Test inputs that no build can make again (.gtz and .ght files written by
+# gtools of older formats) are kept in git as base64 text and decoded
+# beside it before the tests that read them
+FIXTURE_B64 := $(wildcard tests/fixtures/*.b64)
+FIXTURE_OUT := $(FIXTURE_B64:.b64=)
+
+$(FIXTURE_OUT): tests/fixtures/%: tests/fixtures/%.b64
+	base64 -d $< > $@.tmp && mv $@.tmp $@
+
+fixtures: $(FIXTURE_OUT)
 # make check builds with this many jobs (the suites run up to 2 at a time
 # on their own: tests/run-*.sh)
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 
 check: deps
 	@rm -rf $(RESULTS); mkdir -p $(RESULTS)
-	@$(MAKE) --no-print-directory -j$(JOBS) all $(UNIT_BIN)
+	@$(MAKE) --no-print-directory -j$(JOBS) all fixtures $(UNIT_BIN)
 	@$(MAKE) --no-print-directory check-unit
 	@$(MAKE) --no-print-directory check-asan
 	@$(MAKE) --no-print-directory check-cli
@@ -257,7 +268,7 @@ check: deps
 	@$(MAKE) --no-print-directory check-python
 	@sh tests/summary.sh $(RESULTS)
 
-check-unit: $(UNIT_BIN)
+check-unit: $(UNIT_BIN) fixtures
 	@mkdir -p $(RESULTS)
 	@sh tests/run-unit.sh $(RESULTS)/unit.txt $(UNIT_BIN)
 
@@ -265,12 +276,12 @@ check-asan:
 	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=$(BUILD)/asan SANITIZE=address,undefined OPT="-O1 -g" \
 		RESULTS=$(RESULTS) check-unit-asan
 
-check-unit-asan: $(UNIT_BIN)
+check-unit-asan: $(UNIT_BIN) fixtures
 	@mkdir -p $(RESULTS)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		sh tests/run-unit.sh $(RESULTS)/unit-asan.txt $(UNIT_BIN)
 
-check-cli: all
+check-cli: all fixtures
 	@mkdir -p $(RESULTS)
 	@GTOOL_BUILD=$(abspath $(BUILD)) sh tests/run-bats.sh $(RESULTS)/cli.txt tests/cli/*.bats
 
@@ -454,5 +465,6 @@ format-check:
 
 clean:
 	rm -rf $(BUILD)
+	rm -f $(FIXTURE_OUT)
 
 -include $(shell find $(BUILD)/obj $(LF) -name '*.d' 2>/dev/null)

@@ -4,7 +4,8 @@
 # structure is used where it pays, the bytes do not depend on -T, the
 # palettes of format 1.4 take bow_adam below zstd -19 and xz -9e, and the
 # files of formats 1.1 to 1.3 (tests/fixtures/*_v1_?.gtz, written by the
-# gtool of each) still decode to what that gtool decoded
+# gtool of each; make fixtures decodes them from their .b64) still decode
+# to what that gtool decoded
 
 bats_require_minimum_version 1.5.0
 

@@ -122,19 +122,25 @@ static inline void gt_bitr_init(struct gt_bitr *r, const void *src, size_t len)
 /* Slow path of gt_bitr_refill(): byte by byte, then zeros past the end. */
 void gt_bitr_refill_slow(struct gt_bitr *r);
 
+/* gt_bitr_refill() where the caller knows 8 or more bytes are left (a
+ * loop that counted its refills ahead): no bounds check. */
+static inline void gt_bitr_refill_fast(struct gt_bitr *r)
+{
+	uint64_t v;
+
+	memcpy(&v, r->ptr, 8);
+	r->acc |= v << r->nb;
+	r->ptr += (63 - r->nb) >> 3;
+	r->nb |= 56;
+}
+
 /* gt_bitr_refill - make at least GT_BITR_MAX bits available. */
 static inline void gt_bitr_refill(struct gt_bitr *r)
 {
-	if (__builtin_expect(r->end - r->ptr >= 8, 1)) {
-		uint64_t v;
-
-		memcpy(&v, r->ptr, 8);
-		r->acc |= v << r->nb;
-		r->ptr += (63 - r->nb) >> 3;
-		r->nb |= 56;
-	} else {
+	if (__builtin_expect(r->end - r->ptr >= 8, 1))
+		gt_bitr_refill_fast(r);
+	else
 		gt_bitr_refill_slow(r);
-	}
 }
 
 /* The next @n (1..GT_BITR_MAX) bits, not consumed.  Needs a refill. */

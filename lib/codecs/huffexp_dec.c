@@ -133,6 +133,30 @@ static inline uint32_t val_f32(uint64_t d, uint32_t m, const unsigned stride)
 }
 
 /*
+ * The f32 value of symbol word @d (dsym) into @dst, its mantissa word (if
+ * it has one) read at *@mp_ret, checked against @mend, at @stride bytes;
+ * *@mp_ret advances.  The bounds-checked form of a value, one at a time.
+ */
+static inline int put_f32(uint64_t d, const unsigned char **mp_ret,
+			  const unsigned char *mend, unsigned stride, unsigned char *dst)
+{
+	const unsigned char *mp = *mp_ret;
+	uint32_t m = 0, v;
+
+	if (d >> 32) {
+		if (mend - mp < stride)
+			return GT_ERR(CORRUPT);
+		m = mp[0];
+		if (stride == 3)
+			m |= (uint32_t)mp[1] << 8 | (uint32_t)mp[2] << 16;
+		*mp_ret = mp + stride;
+	}
+	v = val_f32(d, m, stride);
+	memcpy(dst, &v, 4);
+	return 0;
+}
+
+/*
  * One f32 token the slow way (ESC, RUN, codes longer than HX_MBITS bits,
  * corrupt codes) at value *@i_ret < @n.  *@mp_ret and *@i_ret advance.
  */
@@ -140,12 +164,9 @@ static int dec_one_f32(const struct hx_ctx *c, struct gt_bitr *cr,
 		       const unsigned char **mp_ret, const unsigned char *mend,
 		       unsigned char *dst, size_t n, size_t *i_ret)
 {
-	const unsigned stride = c->mstride;
-	const unsigned char *mp = *mp_ret;
 	const size_t i = *i_ret;
 	unsigned s;
 	uint64_t d;
-	uint32_t m = 0, v;
 
 	GT_TRY(next_sym(c, cr, &s));
 	if (s == GT_HUFF_RUN(8)) {
@@ -157,16 +178,7 @@ static int dec_one_f32(const struct hx_ctx *c, struct gt_bitr *cr,
 	}
 	d = s == GT_HUFF_ESC(8) ? gt_bitr_get(cr, 8) << 24 | UINT64_C(0xffffff) << 32
 				: c->dsym[s];
-	if (d >> 32) {
-		if (mend - mp < stride)
-			return GT_ERR(CORRUPT);
-		m = mp[0];
-		if (stride == 3)
-			m |= (uint32_t)mp[1] << 8 | (uint32_t)mp[2] << 16;
-		*mp_ret = mp + stride;
-	}
-	v = val_f32(d, m, stride);
-	memcpy(dst + 4 * i, &v, 4);
+	GT_TRY(put_f32(d, mp_ret, mend, c->mstride, dst + 4 * i));
 	*i_ret = i + 1;
 	return 0;
 }
@@ -483,17 +495,6 @@ walk_f32(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *cr, uint16_t **sp
 	return e;
 }
 
-/* gt_bitr_refill() where at least 8 bytes are left. */
-static inline __attribute__((always_inline)) void refill_fast(struct gt_bitr *r)
-{
-	uint64_t v;
-
-	memcpy(&v, r->ptr, 8);
-	r->acc |= v << r->nb;
-	r->ptr += (63 - r->nb) >> 3;
-	r->nb |= 56;
-}
-
 /*
  * One round of the walk: a refill of each part, then four lookups of each
  * in turn (4 x 12 <= 56 bits), so that their chains of table lookups
@@ -512,7 +513,7 @@ walk_round(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **s
 		if (checked)
 			gt_bitr_refill(&r[j]);
 		else
-			refill_fast(&r[j]);
+			gt_bitr_refill_fast(&r[j]);
 #pragma GCC unroll 4
 	for (unsigned k = 0; k < 4; k++)
 #pragma GCC unroll 8
@@ -529,7 +530,7 @@ walk_round(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **s
  * not take another, or a part meets a token the table does not hold.
  * While it walks, it prefetches the window's mantissa words and values
  * from @m and @o on, a line a round (a round takes fewer than 48 bytes of
- * either), so that hx_asm_f32_avx512() finds them in cache.  Returns the
+ * either), so that the value pass finds them in cache.  Returns the
  * parts that met such a token, a bit each.
  */
 static inline __attribute__((always_inline)) unsigned
@@ -579,8 +580,16 @@ static int walk_values(const struct hx_ctx *c, const struct hx_part *p, unsigned
 		       const unsigned char **m, unsigned char **o)
 {
 	for (unsigned j = 0; j < nl; j++) {
-		GT_TRY(kind == 2 ? hx_asm_f32_avx512(sym[j], cnt[j], &m[j], p[j].mend, o[j], stride)
-				 : hx_asm_f32_avx2(sym[j], cnt[j], &m[j], p[j].mend, o[j], stride));
+		if (kind == 2) {
+			GT_TRY(hx_asm_f32_avx512(sym[j], cnt[j], &m[j], p[j].mend, o[j], stride));
+		} else {
+			/* the AVX2 pass leaves the last few values */
+			for (size_t i = hx_asm_f32_avx2(sym[j], cnt[j], &m[j], p[j].mend, o[j],
+							stride);
+			     i < cnt[j]; i++)
+				GT_TRY(put_f32(c->dsym[sym[j][i] & 0x1ff], &m[j], p[j].mend, stride,
+					       o[j] + 4 * i));
+		}
 		o[j] += 4 * cnt[j];
 	}
 	return stuck ? dec_lane_slow(c, p, nl, ~stuck, r, m, o) : 0;
@@ -589,7 +598,8 @@ static int walk_values(const struct hx_ctx *c, const struct hx_part *p, unsigned
 /*
  * dec_lanes_at() in two passes, a window at a time: the parts' table
  * walks store the slots of up to HX_WIN values per part (walk_window, no
- * mantissa in sight); then hx_asm_f32_avx512() makes each part's values
+ * mantissa in sight); then the value pass (hx_asm_f32_avx512 or _avx2,
+ * by @kind) makes each part's values
  * from its slots and its mantissa stream.  A token the table does not
  * hold ends the window; the values before it are made, and dec_one_f32()
  * takes it.  Stops when one part has fewer than 12 values left;

@@ -131,18 +131,20 @@ static inline size_t part_at(size_t n, unsigned j)
  * (huffexp_dec.c). */
 int hx_prepare_dec(struct hx_ctx *c, size_t n);
 /*
- * The two-pass decoder of split f32 chunks (AVX-512 with VBMI2): the table
- * walk stores each value's slot (its symbol in the low 9 bits), and
- * hx_asm_f32_avx512() makes the values of @cnt slots at @sym, their
- * mantissa words read from *@mp_io on (at @stride bytes, never past
- * @mend; *@mp_io advances).  huffexp_x86.c.
+ * The value pass of the two-pass f32 decoder (huffexp_dec.c walks the
+ * table and stores each value's slot, its symbol in the low 9 bits):
+ * hx_asm_f32_avx512() (AVX-512 VBMI2, which hx_asm_avx512_runs() tells)
+ * makes the values of @cnt slots at @sym, their mantissa words read from
+ * *@mp_io on (at @stride bytes, never past @mend; *@mp_io advances).
+ * huffexp_x86.c.
  */
 int hx_asm_avx512_runs(void);
 int hx_asm_f32_avx512(const uint16_t *sym, size_t cnt, const unsigned char **mp_io,
 		      const unsigned char *mend, unsigned char *dst, unsigned stride);
-/* The same with AVX2 (eight values a time), for CPUs without VBMI2. */
-int hx_asm_f32_avx2(const uint16_t *sym, size_t cnt, const unsigned char **mp_io,
-		    const unsigned char *mend, unsigned char *dst, unsigned stride);
+/* The same with AVX2 (eight values a time), for CPUs without VBMI2; it
+ * returns the values it made, fewer than @cnt near the stream's end. */
+size_t hx_asm_f32_avx2(const uint16_t *sym, size_t cnt, const unsigned char **mp_io,
+		       const unsigned char *mend, unsigned char *dst, unsigned stride);
 /* Decode a plain chunk of @n values (either layout). */
 int hx_dec_plain(struct hx_ctx *c, const void *src, size_t src_len, void *dst,
 		 size_t n);

@@ -28,7 +28,9 @@ struct gt_metric_sum {
  * compensation; the centred moments per chunk with a two-pass mean, chunks
  * combined with the parallel update of Chan, Golub and LeVeque, so the
  * Pearson correlation does not suffer from cancellation when the mean is
- * large against the spread.
+ * large against the spread.  The moments are taken of a - shift_a and
+ * b - shift_b, the first finite pair: near the data, so the means carry
+ * the digits of the spread, not of the mean.
  */
 struct gt_metric {
 	uint64_t values;     /* every pair */
@@ -39,7 +41,8 @@ struct gt_metric {
 	double max_abs;      /* max |a - b| */
 	double max_rel;      /* max |a - b| / |a| over a != 0; 0 if none */
 	double min_a, max_a; /* extremes of a; NaN while n == 0 */
-	double mean_a, mean_b;  /* running means */
+	double shift_a, shift_b; /* the first finite pair */
+	double mean_a, mean_b;  /* running means of a - shift_a, b - shift_b */
 	double m2_a, m2_b;      /* sums of squared deviations from the means */
 	double c_ab;            /* sum of (a - mean_a)(b - mean_b) */
 	struct gt_metric_sum aa, bb, ab, dd; /* sums of a^2, b^2, ab, (a - b)^2 */

@@ -101,11 +101,15 @@ static void add_finite(struct gt_metric *m, const double *a, const double *b,
 	double ca = 0, cb = 0, m2a = 0, m2b = 0, cab = 0;
 	struct moments x, y;
 
+	if (!m->n) {
+		m->shift_a = a[0];
+		m->shift_b = b[0];
+	}
 	for (size_t i = 0; i < n; i++) {
 		const double d = a[i] - b[i], ad = fabs(d);
 
-		sa += a[i];
-		sb += b[i];
+		sa += a[i] - m->shift_a;
+		sb += b[i] - m->shift_b;
 		aa += a[i] * a[i];
 		bb += b[i] * b[i];
 		ab += a[i] * b[i];
@@ -120,7 +124,8 @@ static void add_finite(struct gt_metric *m, const double *a, const double *b,
 	y.mean_a = sa / (double)n;
 	y.mean_b = sb / (double)n;
 	for (size_t i = 0; i < n; i++) {
-		const double da = a[i] - y.mean_a, db = b[i] - y.mean_b;
+		const double da = (a[i] - m->shift_a) - y.mean_a;
+		const double db = (b[i] - m->shift_b) - y.mean_b;
 
 		ca += da;
 		cb += db;
@@ -132,6 +137,9 @@ static void add_finite(struct gt_metric *m, const double *a, const double *b,
 	y.m2_a = fmax(0, m2a - ca * ca / (double)n);
 	y.m2_b = fmax(0, m2b - cb * cb / (double)n);
 	y.c_ab = cab - ca * cb / (double)n;
+	/* and the mean itself: ca / n is what its rounding left out */
+	y.mean_a += ca / (double)n;
+	y.mean_b += cb / (double)n;
 	get_moments(m, &x);
 	moments_merge(&x, &y);
 	put_moments(m, &x);
@@ -215,8 +223,15 @@ void gt_metric_merge(struct gt_metric *a, const struct gt_metric *b)
 		a->max_a = b->max_a;
 	a->max_abs = b->max_abs > a->max_abs ? b->max_abs : a->max_abs;
 	a->max_rel = b->max_rel > a->max_rel ? b->max_rel : a->max_rel;
+	if (!a->n) {
+		a->shift_a = b->shift_a;
+		a->shift_b = b->shift_b;
+	}
 	get_moments(a, &x);
 	get_moments(b, &y);
+	/* b's means, measured from a's shifts */
+	y.mean_a += b->shift_a - a->shift_a;
+	y.mean_b += b->shift_b - a->shift_b;
 	moments_merge(&x, &y);
 	put_moments(a, &x);
 	ksum_merge(&a->aa, &b->aa);

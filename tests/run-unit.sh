@@ -15,8 +15,13 @@ if [ "$1" = --one ]; then
 		{ printf '%s\n' "$log" | tail -n 20; echo "$t: timed out after ${limit}s"; } > "$base.msg"
 		echo "0 1" > "$base.res"; exit 0
 	fi
-	printf '%s\n' "$log" | grep -E 'FAIL|failed$|CHECK|ERROR|runtime error' |
-		grep -v ' 0 failed$' > "$base.msg"
+	msg=$(printf '%s\n' "$log" | grep -E 'FAIL|failed$|CHECK|ERROR|runtime error' |
+		grep -v ' 0 failed$')
+	# a failure names the seed it ran with, so that it can be run again
+	if [ -n "$msg" ]; then
+		printf '%s\n' "$log" | grep -E ': seed = [0-9]+$'
+		printf '%s\n' "$msg"
+	fi > "$base.msg"
 	line=$(printf '%s\n' "$log" | grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed$' | tail -n 1)
 	if [ -z "$line" ]; then
 		{ printf '%s\n' "$log" | tail -n 20; echo "$t: crashed or printed no count (exit $rc)"; } >> "$base.msg"

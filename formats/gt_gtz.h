@@ -9,7 +9,7 @@
 #include "gt_source.h"
 
 #define GT_GTZ_VERSION_MAJOR 1
-#define GT_GTZ_VERSION_MINOR 4
+#define GT_GTZ_VERSION_MINOR 5
 #define GT_GTZ_BLOCK_DEFAULT GT_BLOCK_DEFAULT /* values per block (lib/gt_chunk.h) */
 #define GT_GTZ_CHUNK_DEFAULT GT_CHUNK_DEFAULT /* values per chunk */
 #define GT_GTZ_BLOCK_MAX (1u << 24) /* 128 MiB of f64: the most a reader allocates */

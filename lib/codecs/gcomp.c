@@ -193,6 +193,7 @@ void gc_free(struct gt_codec_ctx *ctx)
 	if (ctx) {
 		scratch_free(gc(ctx));
 		gc_fall_free(gc(ctx));
+		free(gc(ctx)->codes);
 	}
 	free(ctx);
 }
@@ -252,8 +253,10 @@ size_t gc_own_bound(const struct gt_codec_ctx *ctx, size_t n)
 
 	if (n > SIZE_MAX / 128)
 		return 0;
+	/* a split chunk: the code stream sizes and three more padded bytes */
 	return 4 * GT_VARINT_MAX + (2 * n + 7) / 8 + (n * (1 + c->mb) + 7) / 8 +
-	       (n * (GT_HUFF_MAXLEN_MAX + c->eb) + 7) / 8;
+	       (n * (GT_HUFF_MAXLEN_MAX + c->eb) + 7) / 8 +
+	       (c->dt == GT_DT_F32 && n >= GC_SPLIT_MIN ? GC_SPLIT_TAB + 3 : 0);
 }
 
 /* Pruning in this mode flushes every subnormal (no context needed). */
@@ -413,12 +416,13 @@ static void coded_block(struct gc_ctx *c, const void *src, size_t n)
 	c->coded_hi = (uintptr_t)src + n * c->width;
 }
 
-int gc_own_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
+int gc_own_begin(struct gt_codec_ctx *ctx, const void *src, size_t n, int split,
 		 void *meta, size_t meta_cap, size_t *meta_len_ret)
 {
 	struct gc_ctx *c = gc(ctx);
 
 	*meta_len_ret = 0;
+	c->split = 0;
 	c->clean_lo = c->clean_hi = 0;
 	c->coded_lo = c->coded_hi = 0;
 	c->hist_whole = 0;
@@ -444,13 +448,18 @@ int gc_own_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	}
 	GT_TRY(gt_huff_build(&c->table, &c->hist, c->maxlen, c->method, 0));
 	GT_TRY(gt_huff_save(&c->table, meta, meta_cap, meta_len_ret));
+	/* split where a chunk of the block may be split: f32, and n large */
+	c->split = split && c->dt == GT_DT_F32 && n >= GC_SPLIT_MIN;
+	if (c->split)
+		*(unsigned char *)meta = GC_META_SPLIT;
 	GT_TRY(prepare(c));
 	coded_block(c, src, n);
 	return 0;
 }
 
-/* Whether @meta is the saved form of the table in use (a table is its
- * dtype, maxlen and code lengths, all in the saved form). */
+/* Whether @meta (its first byte GC_META_TABLE) is the saved form of the
+ * table in use (a table is its dtype, maxlen and code lengths, all in
+ * the saved form). */
 static int same_table(const struct gc_ctx *c, const void *meta, size_t meta_len)
 {
 	unsigned char buf[GT_HUFF_SAVE_MAX];
@@ -463,15 +472,29 @@ static int same_table(const struct gc_ctx *c, const void *meta, size_t meta_len)
 int gc_own_load(struct gt_codec_ctx *ctx, const void *meta, size_t meta_len)
 {
 	struct gc_ctx *c = gc(ctx);
+	unsigned char buf[GT_HUFF_SAVE_MAX];
+	int split;
 
 	if (c->fixed)
 		return meta_len ? GT_ERR(CORRUPT) : 0;
-	if (c->ready && same_table(c, meta, meta_len))
+	if (meta_len > sizeof(buf))
+		return GT_ERR(CORRUPT);
+	/* GC_META_SPLIT: the table as GC_META_TABLE says it, f32 only */
+	split = meta_len && *(const unsigned char *)meta == GC_META_SPLIT;
+	if (split && c->dt != GT_DT_F32)
+		return GT_ERR(CORRUPT);
+	if (meta_len)
+		memcpy(buf, meta, meta_len);
+	if (split)
+		buf[0] = GC_META_TABLE;
+	if (c->ready && c->split == split && same_table(c, buf, meta_len))
 		return 0; /* the encoder loading what block_begin just built */
 	c->ready = 0;
+	c->split = 0;
 	c->clean_lo = c->clean_hi = 0; /* another block's table */
 	c->coded_lo = c->coded_hi = 0;
-	GT_TRY(gt_huff_load(&c->table, meta, meta_len, 0));
+	GT_TRY(gt_huff_load(&c->table, buf, meta_len, 0));
+	c->split = split;
 	return prepare(c);
 }
 
@@ -1370,7 +1393,7 @@ static size_t chunk_header(const struct gc_ctx *c, const uint64_t *cnt, unsigned
 
 /*
  * The writers of a chunk's streams at @lout (level), @mout (mantissa) and
- * after them (code, @crest bytes).  The vector encoder (@vec) runs to the
+ * @tab bytes after them (code, @crest bytes).  The vector encoder (@vec) runs to the
  * ends of the level and mantissa streams (it writes past a writer's
  * place): the level stream goes to scratch with slack; the mantissa
  * stream in place when the room after it takes the slack (@mdirect), the
@@ -1378,15 +1401,59 @@ static size_t chunk_header(const struct gc_ctx *c, const uint64_t *cnt, unsigned
  * way round.
  */
 static void writers_init(struct gc_ctx *c, struct gc_writers *w, unsigned char *lout,
-			 size_t lbytes, unsigned char *mout, size_t mbytes, size_t crest,
-			 int vec, int mdirect)
+			 size_t lbytes, unsigned char *mout, size_t mbytes, size_t tab,
+			 size_t crest, int vec, int mdirect)
 {
 	gt_bitw_init(&w->lw, vec ? c->lbuf : lout, lbytes + (vec ? GC_SLACK : 0));
 	gt_bitw_init(&w->mw, mout, mbytes + (vec ? GC_SLACK : 0));
 	if (mdirect)
 		gt_bitw_init(&w->cw, c->cbuf, c->cbuf_cap);
 	else
-		gt_bitw_init(&w->cw, lout + lbytes + mbytes, crest);
+		gt_bitw_init(&w->cw, lout + lbytes + mbytes + tab, crest);
+}
+
+/* The tokens, levels and words of values [@i, @n) (a run ends at @n). */
+static void enc_range(const struct gc_ctx *c, size_t i, size_t n, struct gc_writers *w)
+{
+	while (i < n) {
+		if (c->dt == GT_DT_F32) {
+			if (c->isa != GC_ISA_SCALAR)
+				i = enc_vec(c, i, n, w);
+			i = enc_f32(c, i, n, w);
+			if (i < n)
+				i = enc_values(c, i, i + 1, n, w);
+		} else {
+			i = enc_values(c, i, n, n, w);
+		}
+	}
+}
+
+/*
+ * The code streams of a split chunk's four parts, one after the other
+ * from w->cw's place (its room shared), their sizes but the last into
+ * @tab (u32, little-endian).  Returns their bytes in all into *@len_ret.
+ */
+static int enc_parts(const struct gc_ctx *c, size_t n, struct gc_writers *w,
+		     unsigned char *tab, size_t *len_ret)
+{
+	unsigned char *const base = w->cw.start;
+	const size_t room = (size_t)(w->cw.end - base);
+	size_t off = 0, len;
+
+	for (unsigned j = 0; j < 4; j++) {
+		gt_bitw_init(&w->cw, base + off, room - off);
+		enc_range(c, j ? gc_part_end(n, j - 1) : 0, gc_part_end(n, j), w);
+		GT_TRY(gt_bitw_close(&w->cw, &len));
+		if (j < 3) {
+			if (len > UINT32_MAX)
+				return GT_ERR(INVAL); /* cannot happen: GC_SPLIT_MAX */
+			for (unsigned b = 0; b < 4; b++)
+				tab[4 * j + b] = (unsigned char)(len >> 8 * b);
+		}
+		off += len;
+	}
+	*len_ret = off;
+	return 0;
 }
 
 int gc_encode_chunk(struct gc_ctx *c, const void *src, size_t n,
@@ -1395,8 +1462,10 @@ int gc_encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 {
 	unsigned char *const out = dst;
 	unsigned char hdr[4 * GT_VARINT_MAX];
+	const size_t tab = GC_SPLIT_CHUNK(c->split, n) ? GC_SPLIT_TAB : 0;
+	unsigned char tabv[GC_SPLIT_TAB];
 	uint64_t cnt[4];
-	size_t hlen, lbytes, mbytes, len;
+	size_t hlen, lbytes, mbytes, len, lm, clen;
 	struct gc_writers w;
 	unsigned char *mout;
 	int rc, vec, mdirect;
@@ -1412,25 +1481,20 @@ int gc_encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 	if (rc == 0)
 		GT_TRY(count_levels(c, n, cnt));
 	hlen = chunk_header(c, cnt, hdr, &lbytes, &mbytes);
-	if (hlen > dst_cap || lbytes > dst_cap - hlen || mbytes > dst_cap - hlen - lbytes)
+	lm = hlen + lbytes + mbytes;
+	if (hlen > dst_cap || lbytes > dst_cap - hlen || mbytes > dst_cap - hlen - lbytes ||
+	    tab > dst_cap - lm)
 		return GT_ERR(DST_TOO_SMALL);
 	memcpy(out, hdr, hlen);
 	vec = c->dt == GT_DT_F32 && c->isa != GC_ISA_SCALAR;
-	mdirect = vec && dst_cap - hlen - lbytes - mbytes >= GC_SLACK;
+	mdirect = vec && dst_cap - lm - tab >= GC_SLACK;
 	mout = vec && !mdirect ? c->mbuf : out + hlen + lbytes;
-	writers_init(c, &w, out + hlen, lbytes, mout, mbytes, dst_cap - hlen - lbytes - mbytes,
-		     vec, mdirect);
-	for (size_t i = 0; i < n;) {
-		if (c->dt == GT_DT_F32) {
-			if (c->isa != GC_ISA_SCALAR)
-				i = enc_vec(c, i, n, &w);
-			i = enc_f32(c, i, n, &w);
-			if (i < n)
-				i = enc_values(c, i, i + 1, n, &w);
-		} else {
-			i = enc_values(c, i, n, n, &w);
-		}
-	}
+	writers_init(c, &w, out + hlen, lbytes, mout, mbytes, tab, dst_cap - lm - tab, vec,
+		     mdirect);
+	if (tab)
+		GT_TRY(enc_parts(c, n, &w, tabv, &clen));
+	else
+		enc_range(c, 0, n, &w);
 	if (gt_bitw_close(&w.lw, &len) < 0 || len != lbytes ||
 	    gt_bitw_close(&w.mw, &len) < 0 || len != mbytes)
 		return GT_ERR(INVAL); /* cannot happen: counted above */
@@ -1438,12 +1502,15 @@ int gc_encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 		memcpy(out + hlen, c->lbuf, lbytes);
 	if (mout != out + hlen + lbytes)
 		memcpy(out + hlen + lbytes, mout, mbytes);
-	GT_TRY(gt_bitw_close(&w.cw, &len));
+	if (!tab)
+		GT_TRY(gt_bitw_close(&w.cw, &clen));
 	if (mdirect) {
-		if (len > dst_cap - hlen - lbytes - mbytes)
+		if (clen > dst_cap - lm - tab)
 			return GT_ERR(DST_TOO_SMALL);
-		memcpy(out + hlen + lbytes + mbytes, c->cbuf, len);
+		memcpy(out + lm + tab, c->cbuf, clen);
 	}
-	*dst_len_ret = hlen + lbytes + mbytes + len;
+	/* last: the vector encoder's mantissa stores run past its place */
+	memcpy(out + lm, tabv, tab);
+	*dst_len_ret = lm + tab + clen;
 	return 0;
 }

@@ -276,6 +276,88 @@ static int tok_f32(const struct gc_ctx *c, struct gc_tok *t, uint16_t *o,
 	return gt_bitr_left(&t->cr) < 0 ? GT_ERR(TRUNCATED) : 0;
 }
 
+/*
+ * Split chunks: two parts' code streams at once, so that the chains of
+ * table lookups of both overlap.  Both parts write into one array, part
+ * b right after part a: a step stores four codes, so a part stops 13
+ * codes short of its end (12 could store into b's first).
+ */
+static void tok2_fast(const struct gc_ctx *c, struct gt_bitr *ra, uint16_t *oa,
+		      size_t *ia, size_t ma, struct gt_bitr *rb, uint16_t *ob, size_t *ib,
+		      size_t mb)
+{
+	const uint64_t mask = (UINT64_C(1) << c->mbits) - 1;
+	struct gt_bitr a = *ra, b = *rb;
+	size_t i = *ia, j = *ib;
+
+	while (ma - i >= 13 && mb - j >= 13 && a.end - a.ptr >= 8 && b.end - b.ptr >= 8) {
+		gt_bitr_refill_fast(&a);
+		gt_bitr_refill_fast(&b);
+		GC_MSTEP(c, a, oa, i, mask);
+		GC_MSTEP(c, b, ob, j, mask);
+		GC_MSTEP(c, a, oa, i, mask);
+		GC_MSTEP(c, b, ob, j, mask);
+		GC_MSTEP(c, a, oa, i, mask);
+		GC_MSTEP(c, b, ob, j, mask);
+		GC_MSTEP(c, a, oa, i, mask);
+		GC_MSTEP(c, b, ob, j, mask);
+	}
+out:
+	*ra = a;
+	*rb = b;
+	*ia = i;
+	*ib = j;
+}
+
+/* Whether the next token of @t (value @i of @m) is one tok2_fast() does
+ * not take: no room, or a token mlut does not hold. */
+static int tok2_stops(const struct gc_ctx *c, struct gc_tok *t, size_t i, size_t m)
+{
+	if (m - i < 13 || t->cr.end - t->cr.ptr < 8)
+		return 1;
+	gt_bitr_refill_fast(&t->cr);
+	return !(c->mlut[t->cr.acc & ((UINT64_C(1) << c->mbits) - 1)] & 15);
+}
+
+/* The codes of all @m values of a part into @o, alone; they must not
+ * pass @o + @m (the next part's). */
+static int tok_part(const struct gc_ctx *c, struct gc_tok *t, uint16_t *o, size_t i,
+		    size_t m)
+{
+	while (i < m) {
+		if (c->mbits && m - i > 1)
+			i = tok_fast(c, &t->cr, o, i, m - 1);
+		else if (!c->mbits)
+			i = tok1_fast(c, &t->cr, o, i, m);
+		if (i < m)
+			GT_TRY(tok_slow(c, t, o, &i, m, m));
+	}
+	return gt_bitr_left(&t->cr) < 0 ? GT_ERR(TRUNCATED) : 0;
+}
+
+/* The codes of parts @ta (@ma values into @o) and @tb (@mb values, into
+ * @o + @ma), together while both have tokens the fast loop takes. */
+static int tok_pair(const struct gc_ctx *c, struct gc_tok *ta, struct gc_tok *tb,
+		    uint16_t *o, size_t ma, size_t mb)
+{
+	uint16_t *const ob = o + ma;
+	size_t i = 0, j = 0;
+
+	while (c->mbits && i < ma && j < mb) {
+		int sa, sb;
+
+		tok2_fast(c, &ta->cr, o, &i, ma, &tb->cr, ob, &j, mb);
+		sa = tok2_stops(c, ta, i, ma);
+		sb = tok2_stops(c, tb, j, mb);
+		if (sa || !sb)
+			GT_TRY(tok_slow(c, ta, o, &i, ma, ma));
+		if (sb)
+			GT_TRY(tok_slow(c, tb, ob, &j, mb, mb));
+	}
+	GT_TRY(tok_part(c, ta, o, i, ma));
+	return tok_part(c, tb, ob, j, mb);
+}
+
 /* ---- pass 2: codes to values --------------------------------------------- */
 
 /* Where pass 2 is in the level (lp) and mantissa (mp) streams; lav, mav:
@@ -658,6 +740,55 @@ static int dec_f32(struct gc_ctx *c, const uint64_t *cnt, struct gc_readers *r,
 	return f32_check(c, cnt, r, &s);
 }
 
+/*
+ * A split chunk's f32 values: pass 1 on parts 0 and 1 together, then on
+ * 2 and 3, into c->codes (the whole chunk); then pass 2 in segments.
+ * @r->cr holds the code stream sizes, then the four code streams.
+ */
+static int dec_f32_split(struct gc_ctx *c, const uint64_t *cnt, struct gc_readers *r,
+			 const unsigned char *end, unsigned char *dst, size_t n)
+{
+	const unsigned char *p = r->cr.start;
+	const size_t avail = (size_t)(r->cr.end - p);
+	struct gc_tok t[4];
+	struct gc_mst s = { r->lr.start, r->mr.start, (size_t)(end - r->lr.start),
+			    (size_t)(end - r->mr.start), 0, 0, 0 };
+	size_t off = GC_SPLIT_TAB;
+
+	if (avail < GC_SPLIT_TAB)
+		return GT_ERR(TRUNCATED);
+	for (unsigned j = 0; j < 4; j++) {
+		size_t len = avail - off;
+
+		if (j < 3) {
+			len = (size_t)p[4 * j] | (size_t)p[4 * j + 1] << 8 |
+			      (size_t)p[4 * j + 2] << 16 | (size_t)p[4 * j + 3] << 24;
+			if (len > avail - off)
+				return GT_ERR(TRUNCATED);
+		}
+		gt_bitr_init(&t[j].cr, p + off, len);
+		t[j].run = 0;
+		off += len;
+	}
+	if (n + 16 > c->codes_cap) {
+		uint16_t *const q = realloc(c->codes, (n + 16) * sizeof(*q));
+
+		if (!q)
+			return GT_ERR(NOMEM);
+		c->codes = q;
+		c->codes_cap = n + 16;
+	}
+	GT_TRY(tok_pair(c, &t[0], &t[1], c->codes, gc_part_end(n, 0),
+			gc_part_end(n, 1) - gc_part_end(n, 0)));
+	GT_TRY(tok_pair(c, &t[2], &t[3], c->codes + gc_part_end(n, 1),
+			gc_part_end(n, 2) - gc_part_end(n, 1), n - gc_part_end(n, 2)));
+	for (unsigned j = 0; j < 4; j++)
+		GT_TRY(gt_bitr_finish(&t[j].cr));
+	for (size_t i = 0; i < n; i += GC_SEG)
+		rec_f32(c, &s, c->codes + i, dst + 4 * i, n - i < GC_SEG ? n - i : GC_SEG);
+	return f32_check(c, cnt, r, &s);
+}
+
 /* The three streams of a chunk after its header. */
 static int open_streams(const struct gc_ctx *c, const unsigned char *p,
 			const unsigned char *end, const uint64_t *cnt,
@@ -695,6 +826,8 @@ int gc_decode(struct gt_codec_ctx *ctx, const void *src, size_t src_len,
 		GT_TRY(prepare_dec(c, n));
 	GT_TRY(get_header(c, &p, end, n, cnt));
 	GT_TRY(open_streams(c, p, end, cnt, &r));
+	if (c->dt == GT_DT_F32 && GC_SPLIT_CHUNK(c->split, n))
+		return dec_f32_split(c, cnt, &r, end, dst, n);
 	if (c->dt == GT_DT_F32) {
 		GT_TRY(dec_f32(c, cnt, &r, end, dst, n));
 		return gt_bitr_finish(&r.cr);

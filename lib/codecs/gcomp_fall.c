@@ -12,12 +12,13 @@
 /*
  * Format 1.3 (formats/GTZ.md, "The gcomp codec"): a gcomp block is coded
  * either as gcomp (its meta is the gt_huff_save() table, whose first byte
- * is 1, or empty with a static table) or as huffexp: its meta is then
- * huffexp's block meta with the first byte XOR 0x3f, and its chunks are
- * huffexp's chunks.  huffexp's first meta byte is a mode byte, k | sign
- * << 6 with k <= 52, or 0xff (zero structure): XOR 0x3f makes its low six
- * bits 63 - k >= 11, or 0xc0, never 1, and the meta is never empty.  So
- * the fallback costs no byte over huffexp's block.
+ * is 1, or 2 from format 1.5 for split chunks, or empty with a static
+ * table) or as huffexp: its meta is then huffexp's block meta with the
+ * first byte XOR 0x3f, and its chunks are huffexp's chunks.  huffexp's
+ * first meta byte is a mode byte, k | sign << 6 with k <= 52, or 0xff
+ * (zero structure): XOR 0x3f makes its low six bits 63 - k >= 11, or
+ * 0xc0, never 1 or 2, and the meta is never empty.  So the fallback costs
+ * no byte over huffexp's block.
  *
  * block_begin_aux() chooses exactly, not by estimate: it codes the block
  * as gcomp chunks of the default size (GT_CHUNK_DEFAULT values) into
@@ -335,7 +336,7 @@ static int gc_block_begin_aux(struct gt_codec_ctx *ctx, const void *src, size_t 
 
 	forget(c);
 	c->fall = 0;
-	GT_TRY(gc_own_begin(ctx, src, n, meta, meta_cap, meta_len_ret));
+	GT_TRY(gc_own_begin(ctx, src, n, 1, meta, meta_cap, meta_len_ret));
 	if (gc_needs_aux(ctx) && (!aux || !c->optim || (n && !aux->param)))
 		return 0; /* cannot cost (or code) gcomp's levels */
 	GT_TRY(own_chunks(c, src, n, aux, &own));
@@ -369,8 +370,8 @@ static int gc_block_begin_aux(struct gt_codec_ctx *ctx, const void *src, size_t 
 	return 0;
 }
 
-/* gcomp's own block, always (gt_codec_block_begin: the HDF5 filter and
- * the ring keep the bytes they had). */
+/* gcomp's own block, always, its chunks never split (gt_codec_block_begin:
+ * the HDF5 filter and the ring keep the bytes they had). */
 static int gc_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 			  void *meta, size_t meta_cap, size_t *meta_len_ret)
 {
@@ -378,14 +379,14 @@ static int gc_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 
 	forget(c);
 	c->fall = 0;
-	return gc_own_begin(ctx, src, n, meta, meta_cap, meta_len_ret);
+	return gc_own_begin(ctx, src, n, 0, meta, meta_cap, meta_len_ret);
 }
 
-/* Whether @meta is a fallback block's: not a saved table (first byte 1),
- * not empty where the table is static. */
+/* Whether @meta is a fallback block's: not a saved table (first byte
+ * GC_META_TABLE or GC_META_SPLIT), not empty where the table is static. */
 static int is_fall(const struct gc_ctx *c, const unsigned char *m, size_t meta_len)
 {
-	return meta_len && (c->fixed || m[0] != 1);
+	return meta_len && (c->fixed || (m[0] != GC_META_TABLE && m[0] != GC_META_SPLIT));
 }
 
 static int gc_block_load(struct gt_codec_ctx *ctx, const void *meta, size_t meta_len)

@@ -13,6 +13,29 @@
 
 enum gc_mode { GC_FULL, GC_SINGLE, GC_MULTI, GC_PRUNE, GC_EXACT };
 
+/*
+ * A block's meta (without a static table) starts with GC_META_TABLE or,
+ * from format 1.5, GC_META_SPLIT: the same table, and the block's f32
+ * chunks of GC_SPLIT_MIN values or more are split, their tokens in four
+ * code streams (gcomp.c, "Split chunks").  GC_SPLIT_TAB: the bytes of
+ * the three u32 code stream sizes.
+ */
+#define GC_META_TABLE 1
+#define GC_META_SPLIT 2
+#define GC_SPLIT_MIN 8192
+#define GC_SPLIT_MAX (UINT32_C(1) << 30) /* a part's codes fit a u32 */
+#define GC_SPLIT_TAB 12
+
+/* Where part @j of 4 of a split chunk of @n values ends (it starts where
+ * part j - 1 ends, part 0 at 0). */
+static inline size_t gc_part_end(size_t n, unsigned j)
+{
+	return j == 3 ? n : (size_t)(j + 1) * (n / 4);
+}
+
+/* Whether a chunk of @n values of a block with split @split is split. */
+#define GC_SPLIT_CHUNK(split, n) ((split) && (n) >= GC_SPLIT_MIN && (n) <= GC_SPLIT_MAX)
+
 
 struct gc_ctx {
 	struct gt_codec_base base;
@@ -28,6 +51,7 @@ struct gc_ctx {
 	const struct gt_optim *optim; /* NULL: encode in an aux mode fails */
 	struct gt_optim optim_copy;
 	int fixed, ready, runs, dec_ready;
+	int split; /* the block's meta says GC_META_SPLIT */
 	int enc_ready; /* enc matches the table (made by the first encode) */
 	int f32_ready; /* c16: the same for every table */
 	/* the values of the last block_begin() when it found no subnormal
@@ -57,6 +81,8 @@ struct gc_ctx {
 	unsigned mbits;
 	uint64_t mlut[1u << 12] /* GC_MBITS */;
 	uint16_t c16[GT_HUFF_NZERO(8) + 1], seg[4096 + 16] /* GC_SEG */;
+	uint16_t *codes; /* a split chunk's codes, codes_cap with slack */
+	size_t codes_cap;
 	/* encode scratch for cap values, grown outside the loops */
 	size_t cap;
 	unsigned char *tv; /* a copy of the values when some must change */
@@ -129,8 +155,8 @@ int gc_new(const struct gt_codec_params *p, const struct gt_kv *kv, size_t nkv,
 void gc_free(struct gt_codec_ctx *ctx);
 size_t gc_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap);
 size_t gc_own_bound(const struct gt_codec_ctx *ctx, size_t n);
-int gc_own_begin(struct gt_codec_ctx *ctx, const void *src, size_t n, void *meta,
-		 size_t meta_cap, size_t *meta_len_ret);
+int gc_own_begin(struct gt_codec_ctx *ctx, const void *src, size_t n, int split,
+		 void *meta, size_t meta_cap, size_t *meta_len_ret);
 int gc_own_load(struct gt_codec_ctx *ctx, const void *meta, size_t meta_len);
 int gc_encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 		    const struct gt_codec_aux *aux, void *dst, size_t dst_cap,

@@ -224,7 +224,7 @@ at = int(sys.argv[2])
 rec = b"X\x00" + zlib.crc32(b"X\x00").to_bytes(4, "little")
 open("x.gtz", "wb").write(data[:at] + rec + data[at:])' "$FIXTURES/v1_0.gtz" "$at"
 	run -1 --separate-stderr gtool decompress x.gtz -o x.h5
-	[ "$stderr" = "gtool decompress: x.gtz: offset $at: unknown record 'X': the file needs a newer gtool (this one reads format 1.4)" ]
+	[ "$stderr" = "gtool decompress: x.gtz: offset $at: unknown record 'X': the file needs a newer gtool (this one reads format 1.5)" ]
 	[ ! -e x.h5 ]
 }
 

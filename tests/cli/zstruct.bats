@@ -112,6 +112,23 @@ EOF
 	run -0 --separate-stderr gtool decompress -q -o all.h5 "$f"
 }
 
+@test "zstruct: gcomp files of format 1.4 decode as the gtool that wrote them decoded" {
+	# a gcomp block of 8192 values, whose chunk format 1.5 splits
+	local f="$FIXTURES/gcomp_v1_4.gtz" d=/step_000500/grad/lstm.weight_ih_l0
+	run -0 od -A n -t u1 -j 6 -N 1 "$f"
+	[ "${output// /}" = 4 ]
+	run -0 gtool decompress -q -f --format raw -d "$d" -o x.raw "$f"
+	run -0 sha256sum x.raw
+	[ "${output%% *}" = 7d0a26899dc664a7fdc0316c5a3a48fdb1bf8634843880c93dd49afef86f42da ]
+	# today's file of the same tensor: split, 13 bytes more, the same values
+	run -0 gtool compress -q -f -T1 -c gcomp --grads-only -d "$d" -o n.gtz \
+		"$SAMPLES/lstm_adamw.h5"
+	run -0 od -A n -t u1 -j 6 -N 1 n.gtz
+	[ "${output// /}" = 5 ]
+	run -0 gtool decompress -q -f --format raw -d "$d" -o y.raw n.gtz
+	cmp x.raw y.raw
+}
+
 @test "zstruct: bow_adam's weight gradients take palettes, fewer bytes than zstd -19 and xz -9e" {
 	local d hx zs xs
 	run -0 gtool compress -q -T1 -c huffexp --grads-only -o b.gtz "$SAMPLES/bow_adam.h5"

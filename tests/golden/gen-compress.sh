@@ -15,7 +15,8 @@
 # tensor with all-zero columns were remade with format 1.2, which codes
 # them as bitmaps, and those where it codes an f32 block of 8192 values or
 # more with format 1.3, which splits its chunks, and the gcomp lines where
-# format 1.3 codes a block as huffexp, which takes fewer bytes there).
+# format 1.3 codes a block as huffexp, which takes fewer bytes there, and
+# the gcomp lines of such blocks with format 1.5, which splits gcomp's).
 set -u
 gtool=$1
 mode=${2:-file}

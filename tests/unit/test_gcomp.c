@@ -1390,7 +1390,7 @@ struct ref_dec {
 	uint16_t lut[GT_HUFF_LUT_MAX];
 	unsigned lbits, lev[4];
 	int prune;
-	struct gt_bitr lr, mr, cr;
+	struct gt_bitr lr, mr, cr, part[4]; /* part: a split chunk's */
 	uint64_t left[4];
 };
 
@@ -1464,21 +1464,69 @@ static int ref_open(struct ref_dec *r, const unsigned char *p,
 	return 0;
 }
 
+/* A split chunk's code streams (r->cr: three u32 sizes, then the four
+ * streams) into r->part. */
+static int ref_parts(struct ref_dec *r)
+{
+	const unsigned char *p = r->cr.start, *end = r->cr.end;
+
+	if (end - p < 12)
+		return GT_ERR(TRUNCATED);
+	p += 12;
+	for (int j = 0; j < 4; j++) {
+		uint64_t len = (uint64_t)(end - p);
+
+		if (j < 3) {
+			len = 0;
+			for (int b = 0; b < 4; b++)
+				len |= (uint64_t)r->cr.start[4 * j + b] << 8 * b;
+			if (len > (uint64_t)(end - p))
+				return GT_ERR(TRUNCATED);
+		}
+		gt_bitr_init(&r->part[j], p, (size_t)len);
+		p += len;
+	}
+	return 0;
+}
+
+/* The values of a split chunk: part j, [j (n/4), (j+1) (n/4)) (the last
+ * to @n), from code stream j; a run ends within its part. */
+static int ref_split_values(struct ref_dec *r, float *dst, size_t n)
+{
+	GT_TRY(ref_parts(r));
+	for (int j = 0; j < 4; j++) {
+		const size_t a = (size_t)j * (n / 4), b = j == 3 ? n : a + n / 4;
+
+		r->cr = r->part[j];
+		GT_TRY(ref_values(r, dst + a, b - a));
+		if (gt_bitr_left(&r->cr) < 0)
+			return GT_ERR(TRUNCATED);
+		if (j < 3)
+			GT_TRY(gt_bitr_finish(&r->cr));
+	}
+	return 0;
+}
+
 static int ref_decode(int mode, const unsigned *lev, const unsigned char *meta,
 		      size_t mlen, const unsigned char *src, size_t len, float *dst,
 		      size_t n)
 {
 	struct ref_dec *r = calloc(1, sizeof(*r));
+	unsigned char table[GT_CODEC_META_MAX];
+	/* meta 2 (format 1.5): the table of meta 1, and split chunks */
+	const int split = meta[0] == 2 && n >= 8192;
 	int rc, rc2, rc3;
 
 	CHECK(r != NULL);
 	memcpy(r->lev, lev, sizeof(r->lev));
 	r->prune = mode == M_PRUNE;
-	CHECK_RC(gt_huff_load(&r->t, meta, mlen, 0), 0);
+	memcpy(table, meta, mlen);
+	table[0] = 1;
+	CHECK_RC(gt_huff_load(&r->t, table, mlen, 0), 0);
 	CHECK_RC(gt_huff_lut_fit(&r->t, r->lut, GT_HUFF_LUT_MAX, &r->lbits), 0);
 	rc = ref_open(r, src, src + len, n);
 	if (rc == 0)
-		rc = ref_values(r, dst, n);
+		rc = split ? ref_split_values(r, dst, n) : ref_values(r, dst, n);
 	if (rc < 0) {
 		if (gt_bitr_left(&r->cr) < 0 || gt_bitr_left(&r->mr) < 0 ||
 		    gt_bitr_left(&r->lr) < 0)
@@ -1539,12 +1587,113 @@ static int dec_both(int m, const unsigned char *meta, size_t mlen,
  * The f32 decoder's pass-2 paths (isa=scalar, vec_isa) give the
  * same values, and the values of the encoder's levels, in every mode, for
  * blocks without a multi-symbol table and with each of its widths (one
- * chunk a block), with and without escapes; on flipped bytes both give
- * the same rc and values.
+ * chunk a block), with and without escapes, in chunks of one code stream
+ * and, from 8192 values, split (format 1.5: the same values); on flipped
+ * bytes both give the same rc and values.
  */
+/* 20 single-bit flips of @buf, each decoded by dec_both(). */
+static void flip_both(int m, const unsigned char *meta, size_t ml, unsigned char *buf,
+		      size_t len, size_t n, float *out)
+{
+	for (int k = 0; k < 20; k++) {
+		const uint64_t r = check_rand();
+		const unsigned char keep = buf[r % len];
+
+		buf[r % len] ^= (unsigned char)(1u << (r >> 32) % 8);
+		(void)dec_both(m, meta, ml, buf, len, n, out);
+		buf[r % len] = keep;
+	}
+}
+
+/* The little-endian u32 at @p. */
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/*
+ * Split chunk @buf made hostile: each of its three code stream sizes
+ * past the chunk's end, part 0's one byte longer, and the chunk cut
+ * where each of parts 1 to 3 starts: every decoder refuses (dec_both()
+ * checks that they agree).
+ */
+static void split_damage(int m, const unsigned char *meta, size_t ml, unsigned char *buf,
+			 size_t len, size_t n, float *out)
+{
+	struct ref_dec *r = calloc(1, sizeof(*r));
+	unsigned char keep[12];
+	size_t t0, at;
+
+	CHECK(r != NULL);
+	memcpy(r->lev, m == M_PRUNE ? (const unsigned[4]){ 0, 0, 0, 0 } : lev32,
+	       sizeof(r->lev));
+	r->prune = m == M_PRUNE;
+	CHECK_RC(ref_open(r, buf, buf + len, n), 0);
+	t0 = (size_t)(r->cr.start - buf);
+	free(r);
+	memcpy(keep, buf + t0, 12);
+	for (int j = 0; j < 3; j++) {
+		const uint32_t big = (uint32_t)(len - t0 - 12 + 1);
+
+		for (int b = 0; b < 4; b++)
+			buf[t0 + 4 * j + b] = (unsigned char)(big >> 8 * b);
+		CHECK(dec_both(m, meta, ml, buf, len, n, out) != 0);
+		memcpy(buf + t0, keep, 12);
+	}
+	buf[t0] = (unsigned char)(buf[t0] + 1);
+	(void)dec_both(m, meta, ml, buf, len, n, out);
+	memcpy(buf + t0, keep, 12);
+	at = t0 + 12;
+	for (int j = 0; j < 3; j++) {
+		at += le32(keep + 4 * j);
+		CHECK(dec_both(m, meta, ml, buf, at, n, out) != 0);
+	}
+	CHECK(dec_both(m, meta, ml, buf, len - 1, n, out) != 0);
+}
+
+/*
+ * @g coded again by @enc as a split chunk (meta @meta with first byte 2):
+ * the same bytes with isa=vec_isa, the values @want (the unsplit chunk's) from
+ * every decoder; then flipped bits, the stream sizes made too large and
+ * every truncation at a part's end.
+ */
+static void split_decode(struct gt_codec_ctx *enc, const struct gt_optim *o, int m,
+			 const unsigned char *meta, size_t ml, const float *g, size_t n,
+			 const struct gt_codec_aux *aux, const float *want)
+{
+	const size_t cap = gt_codec_bound(enc, n);
+	unsigned char sm[GT_CODEC_META_MAX], *buf = malloc(cap), *vbuf = malloc(cap);
+	float *out = malloc(n * 4);
+	size_t len = 0, vlen = 0;
+
+	memcpy(sm, meta, ml);
+	sm[0] = 2;
+	CHECK_RC(gt_codec_block_load(enc, sm, ml), 0);
+	CHECK_RC(gt_codec_encode_aux(enc, g, n, aux, buf, cap, &len), 0);
+	CHECK_RC(dec_both(m, sm, ml, buf, len, n, out), 0);
+	CHECK(!memcmp(out, want, n * 4));
+	if (have_vec()) {
+		char ov[64];
+		struct gt_codec_ctx *v;
+
+		snprintf(ov, sizeof(ov), "mode=%s%s", modes[m], vec_opt);
+		v = make(GT_DT_F32, ov, o);
+		CHECK_RC(gt_codec_block_load(v, sm, ml), 0);
+		CHECK_RC(gt_codec_encode_aux(v, g, n, aux, vbuf, cap, &vlen), 0);
+		CHECK(vlen == len && !memcmp(buf, vbuf, len));
+		gt_codec_free(v);
+	}
+	flip_both(m, sm, ml, buf, len, n, out);
+	split_damage(m, sm, ml, buf, len, n, out);
+	free(buf);
+	free(vbuf);
+	free(out);
+}
+
 static void test_isa_decode(void)
 {
-	static const size_t sizes[] = { 1000, 5000, 20000, 40000, 65536 };
+	static const size_t sizes[] = { 1000, 5000, 8192, 20000, 40000, 65536 };
 	static const char *const extra[] = { "", ",maxlen=9" };
 	const size_t nmax = 65536;
 	float *g = malloc(nmax * 4), *p = malloc(nmax * 4), *out = malloc(nmax * 4);
@@ -1568,6 +1717,7 @@ static void test_isa_decode(void)
 				enc = make(GT_DT_F32, opts, &o);
 				buf = malloc(gt_codec_bound(enc, n));
 				CHECK_RC(gt_codec_block_begin(enc, g, n, meta, sizeof(meta), &ml), 0);
+				CHECK(meta[0] == 1);
 				CHECK_RC(gt_codec_encode_aux(enc, g, n, &aux, buf,
 							     gt_codec_bound(enc, n), &len), 0);
 				CHECK_RC(dec_both(m, meta, ml, buf, len, n, out), 0);
@@ -1575,14 +1725,9 @@ static void test_isa_decode(void)
 					bad += !dec_value_ok(m, gt_f32_bits(g[i]), gt_f32_bits(out[i]));
 				CHECK(bad == 0);
 				CHECK(m != M_EXACT || same_step(&o, g, out, p, n));
-				for (int k = 0; k < 20; k++) {
-					const uint64_t r = check_rand();
-					const unsigned char keep = buf[r % len];
-
-					buf[r % len] ^= (unsigned char)(1u << (r >> 32) % 8);
-					(void)dec_both(m, meta, ml, buf, len, n, out);
-					buf[r % len] = keep;
-				}
+				if (n >= 8192)
+					split_decode(enc, &o, m, meta, ml, g, n, &aux, out);
+				flip_both(m, meta, ml, buf, len, n, out);
 				free(buf);
 				gt_codec_free(enc);
 			}
@@ -1591,6 +1736,43 @@ static void test_isa_decode(void)
 	free(g);
 	free(p);
 	free(out);
+}
+
+/* Meta 2 (split chunks) is for f32 alone; with it a chunk under 8192
+ * values keeps one code stream (the bytes of meta 1). */
+static void test_split_meta(void)
+{
+	static const size_t n = 8191;
+	const struct gt_optim o = sgd(0.01);
+	double d[64];
+	float *g = malloc(n * 4), *p = malloc(n * 4);
+	const struct gt_codec_aux aux = { .param = p, .state = { NULL, NULL } };
+	struct gt_codec_ctx *f64 = make(GT_DT_F64, "mode=zero-prune", NULL);
+	struct gt_codec_ctx *enc = make(GT_DT_F32, NULL, &o);
+	unsigned char meta[GT_CODEC_META_MAX], *a, *b;
+	size_t ml = 0, la = 0, lb = 0;
+
+	for (int i = 0; i < 64; i++)
+		d[i] = i / 7.0;
+	CHECK_RC(gt_codec_block_begin(f64, d, 64, meta, sizeof(meta), &ml), 0);
+	CHECK(meta[0] == 1);
+	meta[0] = 2;
+	CHECK_RC(gt_codec_block_load(f64, meta, ml), GT_ERR(CORRUPT));
+	dec_values_fill(g, p, n);
+	a = malloc(gt_codec_bound(enc, n));
+	b = malloc(gt_codec_bound(enc, n));
+	CHECK_RC(gt_codec_block_begin(enc, g, n, meta, sizeof(meta), &ml), 0);
+	CHECK_RC(gt_codec_encode_aux(enc, g, n, &aux, a, gt_codec_bound(enc, n), &la), 0);
+	meta[0] = 2;
+	CHECK_RC(gt_codec_block_load(enc, meta, ml), 0);
+	CHECK_RC(gt_codec_encode_aux(enc, g, n, &aux, b, gt_codec_bound(enc, n), &lb), 0);
+	CHECK(la == lb && !memcmp(a, b, la));
+	free(a);
+	free(b);
+	free(g);
+	free(p);
+	gt_codec_free(f64);
+	gt_codec_free(enc);
 }
 
 int main(int argc, char **argv)
@@ -1605,6 +1787,7 @@ int main(int argc, char **argv)
 	RUN(test_f32_tables);
 	RUN(test_hostile);
 	RUN(test_bound);
+	RUN(test_split_meta);
 	RUN(test_traces);
 	/* the kernels of each instruction set against the scalar path; the
 	 * AVX2 ones run on a CPU with AVX-512 too */

@@ -115,7 +115,9 @@ static void prepare_enc(struct gc_ctx *c)
 	c->enc_ready = 1;
 }
 
-static int prepare(struct gc_ctx *c)
+/* Install c->table (built or loaded): its dtype checked; the encode and
+ * decode tables made again on their first use. */
+int gc_prepare(struct gc_ctx *c)
 {
 	if (c->table.dtype != c->dt)
 		return GT_ERR(CORRUPT);
@@ -126,49 +128,8 @@ static int prepare(struct gc_ctx *c)
 	return 0;
 }
 
-int gc_new(const struct gt_codec_params *p, const struct gt_kv *kv,
-	   size_t nkv, struct gt_codec_ctx **ctx_ret, struct gt_diag *d)
-{
-	struct gc_ctx *c;
-	int rc;
-
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return GT_ERR(NOMEM);
-	c->dt = p->dtype;
-	c->eb = gt_dtype_exp_bits(p->dtype);
-	c->mb = gt_dtype_man_bits(p->dtype);
-	c->width = gt_dtype_size(p->dtype);
-	gc_default_levels(p->dtype, c->lev);
-	c->isa = (int)gc_isa_detect();
-	rc = gc_parse_opts(c, kv, nkv, d);
-	if (rc == 0 && p->optim) {
-		rc = gt_optim_check(p->optim, "codec gcomp", d);
-		if (rc == 0)
-			rc = gt_optim_dtype_check(p->optim, p->dtype, "codec gcomp", d);
-		c->optim_copy = *p->optim;
-		c->optim = &c->optim_copy;
-	}
-	if (rc == 0 && p->table) {
-		c->fixed = 1;
-		rc = gt_huff_load(&c->table, p->table, p->table_len, GT_HUFF_STATIC);
-		if (rc == 0)
-			rc = prepare(c);
-		if (rc < 0)
-			gt_diag_set(d, rc, "codec gcomp: bad static table for %s",
-				    gt_dtype_name(p->dtype));
-	}
-	if (rc == 0)
-		rc = gc_fall_new(c, p, d);
-	if (rc < 0) {
-		gc_free((struct gt_codec_ctx *)(void *)c);
-		return rc;
-	}
-	*ctx_ret = (struct gt_codec_ctx *)(void *)c;
-	return 0;
-}
-
-static void scratch_free(struct gc_ctx *c)
+/* Release the encode scratch (scratch() makes it). */
+void gc_scratch_free(struct gc_ctx *c)
 {
 	free(c->tv);
 	free(c->lv);
@@ -188,16 +149,6 @@ static void scratch_free(struct gc_ctx *c)
 	c->cap = 0;
 }
 
-void gc_free(struct gt_codec_ctx *ctx)
-{
-	if (ctx) {
-		scratch_free(gc(ctx));
-		gc_fall_free(gc(ctx));
-		free(gc(ctx)->codes);
-	}
-	free(ctx);
-}
-
 /* Bytes past the end of the level and mantissa streams in c->lbuf and
  * c->mbuf: the vector encoder runs to their ends (it writes 8 bytes at
  * a time, and stops 128 bytes short of a buffer's end). */
@@ -210,7 +161,7 @@ static int scratch(struct gc_ctx *c, size_t n)
 		return 0;
 	if (n > SIZE_MAX / sizeof(double))
 		return GT_ERR(OVERFLOW);
-	scratch_free(c);
+	gc_scratch_free(c);
 	c->tv = malloc(n * c->width);
 	c->lv = malloc(n);
 	/* exact mode steps in doubles for f64, twice (two loops) for bf16 */
@@ -225,20 +176,11 @@ static int scratch(struct gc_ctx *c, size_t n)
 	c->cbuf = malloc(c->cbuf_cap);
 	if (!c->tv || !c->lv || !c->gf || !c->cand || !c->ref || !c->out || !c->delta ||
 	    !c->lbuf || !c->mbuf || !c->cbuf) {
-		scratch_free(c);
+		gc_scratch_free(c);
 		return GT_ERR(NOMEM);
 	}
 	c->cap = n;
 	return 0;
-}
-
-size_t gc_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap)
-{
-	const struct gc_ctx *c = gcc(ctx);
-
-	return (size_t)snprintf(buf, cap, "levels=%u,%u,%u,%u,margin=%ld,mode=%s,maxlen=%u,method=%s",
-				c->lev[0], c->lev[1], c->lev[2], c->lev[3], c->margin,
-				gc_mode_names[c->mode], c->maxlen, gt_huff_method_name(c->method));
 }
 
 /*
@@ -452,7 +394,7 @@ int gc_own_begin(struct gt_codec_ctx *ctx, const void *src, size_t n, int split,
 	c->split = split && c->dt == GT_DT_F32 && n >= GC_SPLIT_MIN;
 	if (c->split)
 		*(unsigned char *)meta = GC_META_SPLIT;
-	GT_TRY(prepare(c));
+	GT_TRY(gc_prepare(c));
 	coded_block(c, src, n);
 	return 0;
 }
@@ -495,7 +437,7 @@ int gc_own_load(struct gt_codec_ctx *ctx, const void *meta, size_t meta_len)
 	c->coded_lo = c->coded_hi = 0;
 	GT_TRY(gt_huff_load(&c->table, buf, meta_len, 0));
 	c->split = split;
-	return prepare(c);
+	return gc_prepare(c);
 }
 
 /* ---- levels ----------------------------------------------------------- */

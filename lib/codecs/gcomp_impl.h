@@ -149,11 +149,14 @@ extern const char *const gc_mode_names[5];
 void gc_default_levels(enum gt_dtype dt, unsigned *lev);
 int gc_parse_opts(struct gc_ctx *c, const struct gt_kv *kv, size_t nkv, struct gt_diag *d);
 
-/* gcomp.c: the context, and the codec's own block and chunk coding */
+/* gcomp_opts.c: the context; gcomp.c: its table installed (gc_prepare),
+ * its scratch released, and the codec's own block and chunk coding */
 int gc_new(const struct gt_codec_params *p, const struct gt_kv *kv, size_t nkv,
 	   struct gt_codec_ctx **ctx_ret, struct gt_diag *d);
 void gc_free(struct gt_codec_ctx *ctx);
 size_t gc_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap);
+int gc_prepare(struct gc_ctx *c);
+void gc_scratch_free(struct gc_ctx *c);
 size_t gc_own_bound(const struct gt_codec_ctx *ctx, size_t n);
 int gc_own_begin(struct gt_codec_ctx *ctx, const void *src, size_t n, int split,
 		 void *meta, size_t meta_cap, size_t *meta_len_ret);

@@ -1,6 +1,7 @@
-/* gcomp_opts.c - the gcomp codec's options: levels, margin, mode, isa and
- * the Huffman table's (gcomp.c describes what each does) */
+/* gcomp_opts.c - the gcomp codec's context and options: levels, margin,
+ * mode, isa and the Huffman table's (gcomp.c describes what each does) */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,4 +123,65 @@ int gc_parse_opts(struct gc_ctx *c, const struct gt_kv *kv, size_t nkv, struct g
 	for (int l = 0; l < 4; l++)
 		c->thr[l] = ldexp(1.0, (int)c->lev[l] + (int)margin);
 	return 0;
+}
+
+int gc_new(const struct gt_codec_params *p, const struct gt_kv *kv,
+	   size_t nkv, struct gt_codec_ctx **ctx_ret, struct gt_diag *d)
+{
+	struct gc_ctx *c;
+	int rc;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return GT_ERR(NOMEM);
+	c->dt = p->dtype;
+	c->eb = gt_dtype_exp_bits(p->dtype);
+	c->mb = gt_dtype_man_bits(p->dtype);
+	c->width = gt_dtype_size(p->dtype);
+	gc_default_levels(p->dtype, c->lev);
+	c->isa = (int)gc_isa_detect();
+	rc = gc_parse_opts(c, kv, nkv, d);
+	if (rc == 0 && p->optim) {
+		rc = gt_optim_check(p->optim, "codec gcomp", d);
+		if (rc == 0)
+			rc = gt_optim_dtype_check(p->optim, p->dtype, "codec gcomp", d);
+		c->optim_copy = *p->optim;
+		c->optim = &c->optim_copy;
+	}
+	if (rc == 0 && p->table) {
+		c->fixed = 1;
+		rc = gt_huff_load(&c->table, p->table, p->table_len, GT_HUFF_STATIC);
+		if (rc == 0)
+			rc = gc_prepare(c);
+		if (rc < 0)
+			gt_diag_set(d, rc, "codec gcomp: bad static table for %s",
+				    gt_dtype_name(p->dtype));
+	}
+	if (rc == 0)
+		rc = gc_fall_new(c, p, d);
+	if (rc < 0) {
+		gc_free((struct gt_codec_ctx *)(void *)c);
+		return rc;
+	}
+	*ctx_ret = (struct gt_codec_ctx *)(void *)c;
+	return 0;
+}
+
+void gc_free(struct gt_codec_ctx *ctx)
+{
+	if (ctx) {
+		gc_scratch_free(gc(ctx));
+		gc_fall_free(gc(ctx));
+		free(gc(ctx)->codes);
+	}
+	free(ctx);
+}
+
+size_t gc_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap)
+{
+	const struct gc_ctx *c = gcc(ctx);
+
+	return (size_t)snprintf(buf, cap, "levels=%u,%u,%u,%u,margin=%ld,mode=%s,maxlen=%u,method=%s",
+				c->lev[0], c->lev[1], c->lev[2], c->lev[3], c->margin,
+				gc_mode_names[c->mode], c->maxlen, gt_huff_method_name(c->method));
 }

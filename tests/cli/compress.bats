@@ -120,8 +120,11 @@ roundtrip_raw() {
 		run -0 gtool compress -q -f -T2 --chunk-size=$c "$SAMPLES/lstm_adamw.h5" -o t2.gtz
 		cmp t1.gtz t2.gtz
 	done
+	# written as format 1.3 or later (the split chunks' version)
 	run -0 od -A n -t u1 -j 4 -N 4 t1.gtz
-	[ "$(echo $output)" = "1 0 4 0" ]
+	local v
+	read -r -a v <<< "$output"
+	[ "${v[0]} ${v[1]} ${v[3]}" = "1 0 0" ] && [ "${v[2]}" -ge 3 ]
 }
 
 @test "compress: huffexp options maxlen and method round-trip" {

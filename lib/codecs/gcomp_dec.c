@@ -432,13 +432,28 @@ struct gc_step {
 	unsigned k, bits; /* carriers, their words' bits */
 };
 
-GC_INLINE512 void rec_step_begin(const struct gc_ctx *c, const struct gc_mst *s,
+/*
+ * The levels as the steps use them, made once a call: the stores to the
+ * output may alias the context (char pointers), so the compiler would
+ * load and rebuild them every step.
+ */
+struct gc_rk {
+	__m512i levv, widv;
+	unsigned lev[4];
+};
+
+GC_INLINE512 void rec_rk(const struct gc_ctx *c, struct gc_rk *k)
+{
+	k->levv = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (int)c->lev[3],
+				   (int)c->lev[2], (int)c->lev[1], (int)c->lev[0]);
+	k->widv = _mm512_sub_epi32(_mm512_set1_epi32(24), k->levv);
+	memcpy(k->lev, c->lev, sizeof(k->lev));
+}
+
+GC_INLINE512 void rec_step_begin(const struct gc_rk *c, const struct gc_mst *s,
 				 const uint16_t *o, const int lstream, struct gc_step *st)
 {
-	const __m512i levv = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-					      (int)c->lev[3], (int)c->lev[2],
-					      (int)c->lev[1], (int)c->lev[0]);
-	const __m512i widv = _mm512_sub_epi32(_mm512_set1_epi32(24), levv);
+	const __m512i widv = c->widv;
 	const __m512i sh2 = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12,
 					     10, 8, 6, 4, 2, 0);
 	const __m512i z = _mm512_setzero_si512();
@@ -478,12 +493,10 @@ GC_INLINE512 void rec_step_begin(const struct gc_ctx *c, const struct gc_mst *s,
 }
 
 /* The rest of a step, the 4 bytes at each lane's byte offset in @g. */
-GC_INLINE512 void rec_step_end(const struct gc_ctx *c, struct gc_mst *s,
+GC_INLINE512 void rec_step_end(const struct gc_rk *c, struct gc_mst *s,
 			       const struct gc_step *st, __m512i g, unsigned char *dst)
 {
-	const __m512i levv = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-					      (int)c->lev[3], (int)c->lev[2],
-					      (int)c->lev[1], (int)c->lev[0]);
+	const __m512i levv = c->levv;
 	const __m512i one = _mm512_set1_epi32(1);
 	__m512i w;
 
@@ -509,11 +522,14 @@ GC_INLINE512 void rec_step_end(const struct gc_ctx *c, struct gc_mst *s,
  * words come through a gather.
  */
 GC_TARGET_AVX512 static size_t
-rec_avx512(const struct gc_ctx *c, struct gc_mst *s, const uint16_t *o,
+rec_avx512(const struct gc_ctx *ctx, struct gc_mst *sp, const uint16_t *o,
 	   unsigned char *dst, size_t m, const int lstream)
 {
+	struct gc_rk rk, *const c = &rk;
+	struct gc_mst ms = *sp, *const s = &ms; /* in registers: see gc_rk */
 	size_t i = 0;
 
+	rec_rk(ctx, &rk);
 	for (; m - i >= 16; i += 16) {
 		struct gc_step st;
 
@@ -526,6 +542,7 @@ rec_avx512(const struct gc_ctx *c, struct gc_mst *s, const uint16_t *o,
 							 (const void *)(s->mp + (s->mpos >> 3)), 1),
 			     dst + 4 * i);
 	}
+	*sp = ms;
 	return i;
 }
 
@@ -536,14 +553,17 @@ rec_avx512(const struct gc_ctx *c, struct gc_mst *s, const uint16_t *o,
  * half of the decoder's time on AMD Zen 4; the permute is one instruction.
  */
 GC_TARGET_VBMI static size_t
-rec_vbmi(const struct gc_ctx *c, struct gc_mst *s, const uint16_t *o,
+rec_vbmi(const struct gc_ctx *ctx, struct gc_mst *sp, const uint16_t *o,
 	 unsigned char *dst, size_t m, const int lstream)
 {
 	/* each lane's byte offset into all four of its bytes, + 0, 1, 2, 3 */
 	const __m512i spread = _mm512_set4_epi32(0x0c0c0c0c, 0x08080808, 0x04040404, 0x00000000);
 	const __m512i bytes = _mm512_set1_epi32(0x03020100);
+	struct gc_rk rk, *const c = &rk;
+	struct gc_mst ms = *sp, *const s = &ms; /* in registers: see gc_rk */
 	size_t i = 0;
 
+	rec_rk(ctx, &rk);
 	for (; m - i >= 16; i += 16) {
 		const size_t b = s->mpos >> 3;
 		struct gc_step st;
@@ -559,6 +579,7 @@ rec_vbmi(const struct gc_ctx *c, struct gc_mst *s, const uint16_t *o,
 		idx = _mm512_add_epi8(_mm512_shuffle_epi8(_mm512_srli_epi32(st.pos, 3), spread), bytes);
 		rec_step_end(c, s, &st, _mm512_permutexvar_epi8(idx, win), dst + 4 * i);
 	}
+	*sp = ms;
 	return i;
 }
 
@@ -583,10 +604,11 @@ GC_TARGET_AVX2 static inline __m256i psum8(__m256i x)
 							      x, _mm256_set1_epi32(3)), 0xf0));
 }
 
-GC_TARGET_AVX2 static size_t rec_avx2(const struct gc_ctx *c, struct gc_mst *s,
+GC_TARGET_AVX2 static size_t rec_avx2(const struct gc_ctx *c, struct gc_mst *sp,
 				      const uint16_t *o, unsigned char *dst, size_t m,
 				      const int lstream)
 {
+	struct gc_mst ms = *sp, *const s = &ms; /* in registers: see gc_rk */
 	const __m256i levv = _mm256_setr_epi32((int)c->lev[0], (int)c->lev[1], (int)c->lev[2],
 					       (int)c->lev[3], 0, 0, 0, 0);
 	const __m256i widv = _mm256_sub_epi32(_mm256_set1_epi32(24), levv);
@@ -631,6 +653,7 @@ GC_TARGET_AVX2 static size_t rec_avx2(const struct gc_ctx *c, struct gc_mst *s,
 		s->lpos += 2 * k;
 		s->nc += k;
 	}
+	*sp = ms;
 	return i;
 }
 #endif

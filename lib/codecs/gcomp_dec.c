@@ -107,12 +107,10 @@ static int dec_values(const struct gc_ctx *c, struct gc_readers *r,
  * padding are checked once, at the end (f32_check).
  */
 #define GC_SEG 4096
-#define GC_MBITS 12 /* table index bits; 9 for blocks of < 16384 values */
-/* No multi-symbol table for blocks under GC_MLUT_MIN values: building it
- * would cost more than it saves; tok1_fast() decodes them */
-#ifndef GC_MLUT_MIN
-#define GC_MLUT_MIN 4096
-#endif
+/* multi-symbol table index bits in large blocks (gt_huff_mlut_bits():
+ * fewer in smaller ones, none under 4096 values, which tok1_fast()
+ * decodes) */
+#define GC_MBITS 12
 
 /* mlut entry: bits 0-3 the code bits taken, 4-5 the codes (1..3), the
  * codes from bit 16 (16 each); 0: the next token is none of these */
@@ -147,18 +145,17 @@ static void prepare_f32_ctx(struct gc_ctx *c)
 
 /* The decode tables of the installed table, first used on @n values: a
  * LUT as wide as the longest code, and for f32 blocks that are not small
- * the multi-symbol table (9 index bits under 16384 values, else 12). */
+ * the multi-symbol table (gt_huff_mlut_bits()). */
 static int prepare_dec(struct gc_ctx *c, size_t n)
 {
 	GT_TRY(gt_huff_lut_fit(&c->table, c->lut, GT_HUFF_LUT_MAX, &c->lbits));
 	c->mbits = 0;
 	if (c->dt == GT_DT_F32 && !c->f32_ready)
 		prepare_f32_ctx(c);
-	if (c->dt == GT_DT_F32 && n >= GC_MLUT_MIN) {
-		const unsigned want = n < 32768 ? 9 : n < 65536 ? 10 : GC_MBITS;
-		const unsigned B = c->lbits < want ? c->lbits : want;
+	if (c->dt == GT_DT_F32) {
+		const unsigned B = gt_huff_mlut_bits(n, c->lbits, GC_MBITS);
 
-		for (unsigned x = 0; x < (1u << B); x++)
+		for (unsigned x = 0; B && x < (1u << B); x++)
 			c->mlut[x] = mlut_entry(c, x, B);
 		c->mbits = B;
 	}

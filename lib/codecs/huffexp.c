@@ -65,10 +65,10 @@
  * four values per step with a 1024-entry table indexed by sign, exponent
  * and "is ±0.0", and flushes once per two codes; the decoder reads up to
  * three tokens per lookup of a table indexed by the next min(maxlen,
- * HX_MBITS) bits (GComp §4.5 extended to several symbols per entry), or,
- * in blocks under HX_MLUT_MIN values, where building that table costs
- * more than it saves, one token per lookup of a LUT as wide as the
- * block's longest code.
+ * HX_MBITS) bits (GComp §4.5 extended to several symbols per entry;
+ * fewer bits in smaller blocks, gt_huff_mlut_bits()), or, in blocks under
+ * 4096 values, where building that table costs more than it saves, one
+ * token per lookup of a LUT as wide as the block's longest code.
  *
  * Tables: by default block_begin() builds one per block (method best) and
  * appends its gt_huff_save() bytes to the mode byte; with a static table

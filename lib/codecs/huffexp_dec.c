@@ -41,11 +41,10 @@ int hx_prepare_dec(struct hx_ctx *c, size_t n)
 {
 	GT_TRY(gt_huff_lut_fit(&c->table, c->lut, GT_HUFF_LUT_MAX, &c->lbits));
 	c->mbits = 0;
-	if (c->dt == GT_DT_F32 && n >= HX_MLUT_MIN) {
-		const unsigned want = n < HX_MBITS_SMALL_N ? HX_MBITS_SMALL : HX_MBITS;
-		const unsigned B = c->lbits < want ? c->lbits : want;
+	if (c->dt == GT_DT_F32) {
+		const unsigned B = gt_huff_mlut_bits(n, c->lbits, HX_MBITS);
 
-		for (unsigned x = 0; x < (1u << B); x++)
+		for (unsigned x = 0; B && x < (1u << B); x++)
 			c->mlut[x] = mlut_entry(c, x, B);
 		c->mbits = B;
 	}

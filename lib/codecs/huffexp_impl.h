@@ -16,16 +16,10 @@
 #define HX_E_ADV(e) ((unsigned)(uint8_t)((e) >> 8))
 #define HX_E_BAD (UINT64_C(1) << 16)
 #define HX_E_CODE(e) ((e) >> 32)
-/* f32 decode: index bits of the multi-symbol table; 4 lookups <= 56 bits */
+/* f32 decode: index bits of the multi-symbol table in large blocks; 4
+ * lookups <= 56 bits (gt_huff_mlut_bits(): fewer in smaller blocks, none
+ * under 4096 values, which the single-token loop dec1_f32_at decodes) */
 #define HX_MBITS 12
-/* ... and for blocks whose first chunk has fewer than _N values */
-#define HX_MBITS_SMALL 9
-#define HX_MBITS_SMALL_N 16384
-/* ... and none below _MIN values: building it would cost more than it
- * saves; the single-token loop (dec1_f32_at) decodes them */
-#ifndef HX_MLUT_MIN
-#define HX_MLUT_MIN 4096
-#endif
 /* the mode byte of the block meta */
 #define HX_MODE_K(b) ((unsigned)(b) & 63u)
 #define HX_MODE_SIGN(b) ((unsigned)(b) >> 6)

@@ -914,9 +914,27 @@ static void test_load_rejects(void)
 	CHECK_RC(gt_huff_load(&t, ok, 3, 0), GT_ERR(TRUNCATED));
 }
 
+/* The multi-symbol table's size by block: none under 4096 values, 9 and
+ * 10 bits for blocks under 32768 and 65536, the decoder's largest above;
+ * never wider than the longest code. */
+static void test_mlut_bits(void)
+{
+	static const struct { size_t n; unsigned bits; } want[] = {
+		{ 0, 0 }, { 4095, 0 }, { 4096, 9 }, { 32767, 9 }, { 32768, 10 },
+		{ 65535, 10 }, { 65536, 12 }, { SIZE_MAX, 12 },
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		CHECK(gt_huff_mlut_bits(want[i].n, 15, 12) == want[i].bits);
+		CHECK(gt_huff_mlut_bits(want[i].n, 15, 11) == (want[i].bits == 12 ? 11 : want[i].bits));
+		CHECK(gt_huff_mlut_bits(want[i].n, 7, 12) == (want[i].bits ? 7 : 0));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
+	RUN(test_mlut_bits);
 	RUN(test_degenerate);
 	RUN(test_all_symbols);
 	RUN(test_fibonacci_gcomp);

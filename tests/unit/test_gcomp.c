@@ -1693,7 +1693,7 @@ static void split_decode(struct gt_codec_ctx *enc, const struct gt_optim *o, int
 
 static void test_isa_decode(void)
 {
-	static const size_t sizes[] = { 1000, 5000, 8192, 20000, 40000, 65536 };
+	static const size_t sizes[] = { 1000, 3000, 5000, 8192, 20000, 40000, 65536 };
 	static const char *const extra[] = { "", ",maxlen=9" };
 	const size_t nmax = 65536;
 	float *g = malloc(nmax * 4), *p = malloc(nmax * 4), *out = malloc(nmax * 4);

@@ -964,8 +964,9 @@ static int decode_every_isa(struct gt_codec_ctx *dec, const unsigned char *src,
  */
 static void test_walk(void)
 {
-	/* 5000 and 8191: one stream, walked alone (a 9-bit table) */
-	static const size_t sizes[] = { 5000, 8191, 8192, 8192 + 4 * 2048, 20001, 65536 };
+	/* 3000, 5000 and 8191: one stream, walked alone (an 8- and a 9-bit
+	 * table) */
+	static const size_t sizes[] = { 3000, 5000, 8191, 8192, 8192 + 4 * 2048, 20001, 65536 };
 	const size_t nmax = 65536;
 	uint32_t *v = malloc(4 * nmax), *got;
 

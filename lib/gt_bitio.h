@@ -296,4 +296,18 @@ static inline int gt_varint_get(const unsigned char **p, const unsigned char *en
 	return GT_ERR(CORRUPT);
 }
 
+/* ---- little-endian u32 in byte streams ----------------------------------- */
+
+static inline void gt_le32_put(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline uint32_t gt_le32_get(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
 #endif

@@ -289,29 +289,18 @@ int gt_rangeq_fit_auto(struct gt_rangeq *q, unsigned bits, uint32_t pos,
 	return gt_rangeq_fit_auto_isa(q, bits, pos, neg, x, n, gt_isa_best());
 }
 
-static void put32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
 
 void gt_rangeq_save(const struct gt_rangeq *q, unsigned char *dst)
 {
 	dst[0] = (unsigned char)q->m;
-	put32(dst + 1, q->pbase);
-	put32(dst + 5, q->npos);
+	gt_le32_put(dst + 1, q->pbase);
+	gt_le32_put(dst + 5, q->npos);
 }
 
 int gt_rangeq_load(struct gt_rangeq *q, unsigned bits, const unsigned char *src)
 {
 	const unsigned m = src[0];
-	const uint32_t pbase = get32(src + 1), npos = get32(src + 5);
+	const uint32_t pbase = gt_le32_get(src + 1), npos = gt_le32_get(src + 5);
 	const uint64_t codes = (UINT64_C(1) << bits) - 1;
 	uint32_t fb;
 

@@ -419,23 +419,22 @@ int gc_own_load(struct gt_codec_ctx *ctx, const void *meta, size_t meta_len)
 
 	if (c->fixed)
 		return meta_len ? GT_ERR(CORRUPT) : 0;
-	if (meta_len > sizeof(buf))
-		return GT_ERR(CORRUPT);
 	/* GC_META_SPLIT: the table as GC_META_TABLE says it, f32 only */
 	split = meta_len && *(const unsigned char *)meta == GC_META_SPLIT;
-	if (split && c->dt != GT_DT_F32)
-		return GT_ERR(CORRUPT);
-	if (meta_len)
+	if (split) {
+		if (c->dt != GT_DT_F32 || meta_len > sizeof(buf))
+			return GT_ERR(CORRUPT);
 		memcpy(buf, meta, meta_len);
-	if (split)
 		buf[0] = GC_META_TABLE;
-	if (c->ready && c->split == split && same_table(c, buf, meta_len))
+		meta = buf;
+	}
+	if (c->ready && c->split == split && same_table(c, meta, meta_len))
 		return 0; /* the encoder loading what block_begin just built */
 	c->ready = 0;
 	c->split = 0;
 	c->clean_lo = c->clean_hi = 0; /* another block's table */
 	c->coded_lo = c->coded_hi = 0;
-	GT_TRY(gt_huff_load(&c->table, buf, meta_len, 0));
+	GT_TRY(gt_huff_load(&c->table, meta, meta_len, 0));
 	c->split = split;
 	return gc_prepare(c);
 }
@@ -1389,8 +1388,7 @@ static int enc_parts(const struct gc_ctx *c, size_t n, struct gc_writers *w,
 		if (j < 3) {
 			if (len > UINT32_MAX)
 				return GT_ERR(INVAL); /* cannot happen: GC_SPLIT_MAX */
-			for (unsigned b = 0; b < 4; b++)
-				tab[4 * j + b] = (unsigned char)(len >> 8 * b);
+			gt_le32_put(tab + 4 * j, (uint32_t)len);
 		}
 		off += len;
 	}

@@ -257,6 +257,20 @@ static int tok_slow(const struct gc_ctx *c, struct gc_tok *t, uint16_t *o,
 	return 0;
 }
 
+/* The codes of values @i to @m (@nleft left in the chunk from 0) into @o;
+ * the fast loop's stores of four codes end by @o + @fast_end (@m where @o
+ * has slack after @m). */
+static int tok_loop(const struct gc_ctx *c, struct gc_tok *t, uint16_t *o, size_t i,
+		    size_t m, size_t nleft, size_t fast_end)
+{
+	while (i < m) {
+		i = c->mbits ? tok_fast(c, &t->cr, o, i, fast_end) : tok1_fast(c, &t->cr, o, i, m);
+		if (i < m)
+			GT_TRY(tok_slow(c, t, o, &i, m, nleft));
+	}
+	return gt_bitr_left(&t->cr) < 0 ? GT_ERR(TRUNCATED) : 0;
+}
+
 /* The codes of the next @m values (@nleft left in the chunk) into @o. */
 static int tok_f32(const struct gc_ctx *c, struct gc_tok *t, uint16_t *o,
 		   size_t m, size_t nleft)
@@ -265,12 +279,7 @@ static int tok_f32(const struct gc_ctx *c, struct gc_tok *t, uint16_t *o,
 
 	memset(o, 0, i * 2);
 	t->run -= i;
-	while (i < m) {
-		i = c->mbits ? tok_fast(c, &t->cr, o, i, m) : tok1_fast(c, &t->cr, o, i, m);
-		if (i < m)
-			GT_TRY(tok_slow(c, t, o, &i, m, nleft));
-	}
-	return gt_bitr_left(&t->cr) < 0 ? GT_ERR(TRUNCATED) : 0;
+	return tok_loop(c, t, o, i, m, nleft, m);
 }
 
 /*
@@ -316,22 +325,6 @@ static int tok2_stops(const struct gc_ctx *c, struct gc_tok *t, size_t i, size_t
 	return !(c->mlut[t->cr.acc & ((UINT64_C(1) << c->mbits) - 1)] & 15);
 }
 
-/* The codes of all @m values of a part into @o, alone; they must not
- * pass @o + @m (the next part's). */
-static int tok_part(const struct gc_ctx *c, struct gc_tok *t, uint16_t *o, size_t i,
-		    size_t m)
-{
-	while (i < m) {
-		if (c->mbits && m - i > 1)
-			i = tok_fast(c, &t->cr, o, i, m - 1);
-		else if (!c->mbits)
-			i = tok1_fast(c, &t->cr, o, i, m);
-		if (i < m)
-			GT_TRY(tok_slow(c, t, o, &i, m, m));
-	}
-	return gt_bitr_left(&t->cr) < 0 ? GT_ERR(TRUNCATED) : 0;
-}
-
 /* The codes of parts @ta (@ma values into @o) and @tb (@mb values, into
  * @o + @ma), together while both have tokens the fast loop takes. */
 static int tok_pair(const struct gc_ctx *c, struct gc_tok *ta, struct gc_tok *tb,
@@ -351,8 +344,10 @@ static int tok_pair(const struct gc_ctx *c, struct gc_tok *ta, struct gc_tok *tb
 		if (sb)
 			GT_TRY(tok_slow(c, tb, ob, &j, mb, mb));
 	}
-	GT_TRY(tok_part(c, ta, o, i, ma));
-	return tok_part(c, tb, ob, j, mb);
+	/* the rest alone; a part's stores must not pass its end (the next
+	 * part's codes): a step of four stops one code earlier */
+	GT_TRY(tok_loop(c, ta, o, i, ma, ma, ma - 1));
+	return tok_loop(c, tb, ob, j, mb, mb, mb - 1);
 }
 
 /* ---- pass 2: codes to values --------------------------------------------- */
@@ -781,8 +776,7 @@ static int dec_f32_split(struct gc_ctx *c, const uint64_t *cnt, struct gc_reader
 		size_t len = avail - off;
 
 		if (j < 3) {
-			len = (size_t)p[4 * j] | (size_t)p[4 * j + 1] << 8 |
-			      (size_t)p[4 * j + 2] << 16 | (size_t)p[4 * j + 3] << 24;
+			len = gt_le32_get(p + 4 * j);
 			if (len > avail - off)
 				return GT_ERR(TRUNCATED);
 		}

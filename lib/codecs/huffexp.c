@@ -1049,8 +1049,7 @@ static int enc_split(const struct hx_ctx *c, const unsigned char *src, size_t n,
 		if (j < HX_SPLIT_S - 1) {
 			if (clen > UINT32_MAX)
 				return GT_ERR(INVAL); /* cannot happen: HX_SPLIT_MAX */
-			for (unsigned b = 0; b < 4; b++)
-				lens[4 * j + b] = (unsigned char)(clen >> 8 * b);
+			gt_le32_put(lens + 4 * j, (uint32_t)clen);
 		}
 	}
 	*dst_len_ret = pos;

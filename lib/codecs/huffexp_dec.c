@@ -687,8 +687,7 @@ static int dec_split(struct hx_ctx *c, const unsigned char *p,
 	if (end - p < 4 * (HX_SPLIT_S - 1))
 		return GT_ERR(TRUNCATED);
 	for (unsigned j = 0; j < HX_SPLIT_S - 1; j++, p += 4) {
-		clen[j] = (uint64_t)p[0] | (uint64_t)p[1] << 8 |
-			  (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+		clen[j] = gt_le32_get(p);
 		total += clen[j];
 	}
 	if (total > (uint64_t)(end - p))

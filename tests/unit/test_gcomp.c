@@ -1464,6 +1464,13 @@ static int ref_open(struct ref_dec *r, const unsigned char *p,
 	return 0;
 }
 
+/* The little-endian u32 at @p. */
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
 /* A split chunk's code streams (r->cr: three u32 sizes, then the four
  * streams) into r->part. */
 static int ref_parts(struct ref_dec *r)
@@ -1477,9 +1484,7 @@ static int ref_parts(struct ref_dec *r)
 		uint64_t len = (uint64_t)(end - p);
 
 		if (j < 3) {
-			len = 0;
-			for (int b = 0; b < 4; b++)
-				len |= (uint64_t)r->cr.start[4 * j + b] << 8 * b;
+			len = le32(r->cr.start + 4 * j);
 			if (len > (uint64_t)(end - p))
 				return GT_ERR(TRUNCATED);
 		}
@@ -1603,13 +1608,6 @@ static void flip_both(int m, const unsigned char *meta, size_t ml, unsigned char
 		(void)dec_both(m, meta, ml, buf, len, n, out);
 		buf[r % len] = keep;
 	}
-}
-
-/* The little-endian u32 at @p. */
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
 }
 
 /*

@@ -1396,19 +1396,10 @@ static int enc_parts(const struct gc_ctx *c, size_t n, struct gc_writers *w,
 	return 0;
 }
 
-int gc_encode_chunk(struct gc_ctx *c, const void *src, size_t n,
-		    const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
-		    size_t *dst_len_ret)
+int gc_chunk_levels(struct gc_ctx *c, const void *src, size_t n,
+		    const struct gt_codec_aux *aux, uint64_t *cnt)
 {
-	unsigned char *const out = dst;
-	unsigned char hdr[4 * GT_VARINT_MAX];
-	const size_t tab = GC_SPLIT_CHUNK(c->split, n) ? GC_SPLIT_TAB : 0;
-	unsigned char tabv[GC_SPLIT_TAB];
-	uint64_t cnt[4];
-	size_t hlen, lbytes, mbytes, len, lm, clen;
-	struct gc_writers w;
-	unsigned char *mout;
-	int rc, vec, mdirect;
+	int rc;
 
 	if (!c->ready)
 		return GT_ERR(INVAL);
@@ -1418,8 +1409,30 @@ int gc_encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 	rc = choose(c, src, n, aux, cnt);
 	if (rc < 0)
 		return rc;
-	if (rc == 0)
-		GT_TRY(count_levels(c, n, cnt));
+	return rc ? 0 : count_levels(c, n, cnt);
+}
+
+size_t gc_chunk_fixed(const struct gc_ctx *c, size_t n, const uint64_t *cnt)
+{
+	unsigned char hdr[4 * GT_VARINT_MAX];
+	size_t lbytes, mbytes;
+	const size_t hlen = chunk_header(c, cnt, hdr, &lbytes, &mbytes);
+
+	return hlen + lbytes + mbytes + (GC_SPLIT_CHUNK(c->split, n) ? GC_SPLIT_TAB : 0);
+}
+
+int gc_chunk_write(struct gc_ctx *c, size_t n, const uint64_t *cnt, void *dst,
+		   size_t dst_cap, size_t *dst_len_ret)
+{
+	unsigned char *const out = dst;
+	unsigned char hdr[4 * GT_VARINT_MAX];
+	const size_t tab = GC_SPLIT_CHUNK(c->split, n) ? GC_SPLIT_TAB : 0;
+	unsigned char tabv[GC_SPLIT_TAB];
+	size_t hlen, lbytes, mbytes, len, lm, clen;
+	struct gc_writers w;
+	unsigned char *mout;
+	int vec, mdirect;
+
 	hlen = chunk_header(c, cnt, hdr, &lbytes, &mbytes);
 	lm = hlen + lbytes + mbytes;
 	if (hlen > dst_cap || lbytes > dst_cap - hlen || mbytes > dst_cap - hlen - lbytes ||
@@ -1453,4 +1466,15 @@ int gc_encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 	memcpy(out + lm, tabv, tab);
 	*dst_len_ret = lm + tab + clen;
 	return 0;
+}
+
+int gc_encode_chunk(struct gc_ctx *c, const void *src, size_t n,
+		    const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
+		    size_t *dst_len_ret)
+{
+	uint64_t cnt[4];
+
+	*dst_len_ret = 0;
+	GT_TRY(gc_chunk_levels(c, src, n, aux, cnt));
+	return gc_chunk_write(c, n, cnt, dst, dst_cap, dst_len_ret);
 }

@@ -30,7 +30,13 @@
  * block is never larger than huffexp's.  The chunks coded are kept:
  * encoding the same chunk (same values, same parameter array) copies
  * them, so on a block where gcomp clearly wins the choice costs a
- * huffexp histogram and table, not a second encode.
+ * huffexp histogram and table, not a second encode.  A block of one
+ * chunk (most tensors of a trace) is settled before gcomp writes a
+ * byte where it can be: its levels give bounds on gcomp's bytes
+ * (gc_own_bounds()), huffexp coding it in fewer than the lower one
+ * makes it huffexp's, huffexp's floor at or above the upper one makes
+ * it gcomp's, and the encode that follows writes the chunk from those
+ * levels to its place, with no copy.  The choices are the same.
  * Without the optimizer context in a mode that needs it the block is
  * coded as gcomp, as before; so is every block of block_begin() (no
  * aux), which the HDF5 filter and the allreduce ring call: their data
@@ -76,6 +82,7 @@ static void forget(struct gc_ctx *c)
 	c->ksrc = NULL;
 	c->kparam = NULL;
 	c->kfresh = 0;
+	c->kdefer = 0;
 }
 
 static int gc_needs_aux(const struct gt_codec_ctx *ctx)
@@ -121,10 +128,23 @@ static int grow(struct gc_kept *k, size_t need, size_t nch)
 	return 0;
 }
 
+/* The chunks kept (c->kept[c->kfall]) as those of the @n values at @src
+ * with @aux. */
+static void keep(struct gc_ctx *c, const unsigned char *src, size_t n,
+		 const struct gt_codec_aux *aux)
+{
+	c->knch = (n + GT_CHUNK_DEFAULT - 1) / GT_CHUNK_DEFAULT;
+	c->ksrc = src;
+	c->kn = n;
+	c->kparam = aux ? aux->param : NULL;
+}
+
 /* The block of @n values at @src as gcomp chunks of the default size in
- * c->kept[0] (for encode); *@bytes_ret: their bytes. */
+ * c->kept[0] (for encode); *@bytes_ret: their bytes.  @cnt: the block is
+ * one chunk whose levels gc_chunk_levels() gave, or NULL. */
 static int own_chunks(struct gc_ctx *c, const unsigned char *src, size_t n,
-		      const struct gt_codec_aux *aux, uint64_t *bytes_ret)
+		      const struct gt_codec_aux *aux, const uint64_t *cnt,
+		      uint64_t *bytes_ret)
 {
 	const struct gt_codec_ctx *const ctx = (const struct gt_codec_ctx *)(void *)c;
 	const size_t nch = (n + GT_CHUNK_DEFAULT - 1) / GT_CHUNK_DEFAULT;
@@ -141,18 +161,19 @@ static int own_chunks(struct gc_ctx *c, const unsigned char *src, size_t n,
 		const size_t first = i * GT_CHUNK_DEFAULT;
 		const size_t k = n - first < GT_CHUNK_DEFAULT ? n - first : GT_CHUNK_DEFAULT;
 		const size_t b = gc_own_bound(ctx, k);
+		unsigned char *const out = c->kept[0].buf + off;
 		struct gt_codec_aux a;
 		size_t len;
 
-		GT_TRY(gc_encode_chunk(c, src + first * c->width, k, aux_at(aux, first, &a),
-				       c->kept[0].buf + off, b, &len));
+		if (cnt)
+			GT_TRY(gc_chunk_write(c, k, cnt, out, b, &len));
+		else
+			GT_TRY(gc_encode_chunk(c, src + first * c->width, k,
+					       aux_at(aux, first, &a), out, b, &len));
 		off += len;
 		c->kept[0].off[i + 1] = off;
 	}
-	c->knch = nch;
-	c->ksrc = src;
-	c->kn = n;
-	c->kparam = aux ? aux->param : NULL;
+	keep(c, src, n, aux);
 	*bytes_ret = off;
 	return 0;
 }
@@ -324,48 +345,164 @@ static int hx_exact(struct gc_ctx *c, const unsigned char *src, size_t n, size_t
 	return 0;
 }
 
+/* What block_begin_aux() learned of huffexp's bytes for its block:
+ * each step once, each needing the one before (0: none; 1: the
+ * floor; 2: the cost, the meta in hm; 3: the bytes as coded). */
+struct hx_view {
+	const struct gt_huff_hist *hist;
+	int step;
+	uint64_t floor, cost, exact;
+	size_t hlen;
+	unsigned char hm[GT_CODEC_META_MAX];
+};
+
+/* *@below: whether huffexp codes the block in fewer than @bound bytes,
+ * meta included (then its chunks are in c->kept[1], its meta in v->hm);
+ * each step only where the one before leaves it open. */
+static int hx_below(struct gc_ctx *c, const unsigned char *src, size_t n,
+		    struct hx_view *v, uint64_t bound, size_t meta_cap, int *below)
+{
+	*below = 0;
+	if (v->step < 1) {
+		v->floor = hx_floor(c, src, n, v->hist);
+		v->step = 1;
+	}
+	if (v->floor >= bound)
+		return 0;
+	if (v->step < 2) {
+		GT_TRY(hx_cost(c, src, n, v->hist, v->hm, &v->hlen, &v->cost));
+		v->step = 2;
+	}
+	if (!v->cost || v->cost >= bound || v->hlen > meta_cap)
+		return 0;
+	if (v->step < 3) {
+		GT_TRY(hx_exact(c, src, n, v->hlen, &v->exact));
+		v->step = 3;
+	}
+	*below = v->exact && v->exact < bound;
+	return 0;
+}
+
+/* The bits of @k tokens of symbol @s; *@bad when one has no code. */
+static uint64_t tok_bits(const struct gc_ctx *c, unsigned s, uint64_t k, int *bad)
+{
+	if (!k)
+		return 0;
+	*bad |= (int)(c->enc[s] >> 41 & 1);
+	return k * (c->enc[s] >> 32 & 0xff);
+}
+
+/*
+ * Bounds on gcomp's bytes of a block that is one chunk of @n values.
+ * All but the code stream is exact (gc_chunk_fixed()).  Its code stream
+ * takes at least the codes of the carriers of exponents 1 and up (mode
+ * exact may prune a subnormal), and at most the tokens c->hist counts:
+ * the block's one slice, tokenized as the chunk is, when no value
+ * changes (exact mode: no subnormal), plus what cutting its runs at a
+ * split chunk's three part ends may add (both pieces coded whole) and
+ * the padding of each code stream.
+ */
+void gc_own_bounds(const struct gc_ctx *c, size_t n, const uint64_t *cnt, uint64_t *lo,
+		   uint64_t *hi)
+{
+	const struct gt_huff_hist *h = &c->hist;
+	const unsigned eb = c->eb, z = GT_HUFF_ZERO(eb), run = GT_HUFF_RUN(eb);
+	const int zt = c->mode != GC_SINGLE && c->mode != GC_MULTI, runs = zt && c->runs;
+	const int split = GC_SPLIT_CHUNK(c->split, n);
+	const uint64_t fixed = gc_chunk_fixed(c, n, cnt);
+	uint64_t bits = 0, cut;
+	int bad = 0;
+
+	*hi = UINT64_MAX;
+	for (unsigned s = 1; !c->fixed && s < (1u << eb); s++)
+		bits += tok_bits(c, s, h->count[s], &bad);
+	*lo = fixed + bits / 8;
+	if (c->fixed || (c->mode == GC_EXACT && h->count[0]) || n > GC_SLICE)
+		return;
+	bits += tok_bits(c, 0, h->count[0], &bad);
+	if (zt) {
+		bits += tok_bits(c, z, h->count[z] + (runs ? 0 : h->run_zeros), &bad);
+		bits += tok_bits(c, z + 1, h->count[z + 1], &bad);
+	}
+	if (runs)
+		bits += tok_bits(c, run, h->count[run], &bad) + h->run_bits;
+	cut = runs ? 2 * ((GT_HUFF_RUN_MIN - 1) * (c->enc[z] >> 32 & 0xff) +
+			  (c->enc[run] >> 32 & 0xff) + gt_huff_run_bits(n)) : 0;
+	if (!bad)
+		*hi = fixed + (split ? bits + 3 * cut + 4 * 7 : bits + 7) / 8;
+}
+
+/*
+ * gcomp's bytes (*@own), kept, unless bounds on them settle the choice.
+ * A block of one chunk gets its levels first and gc_own_bounds(), meta
+ * included: when huffexp's bytes are below the lower bound, the block is
+ * huffexp's (*@below) and gcomp writes nothing; when huffexp's floor is
+ * at or above the upper one, gcomp's (*@own 0), and the chunk is written
+ * by the encode that follows, straight to its place.  The same choice as
+ * coding both.
+ */
+static int own_or_below(struct gc_ctx *c, const unsigned char *src, size_t n,
+			const struct gt_codec_aux *aux, size_t mlen, size_t meta_cap,
+			struct hx_view *v, uint64_t *own, int *below)
+{
+	uint64_t lo, hi;
+
+	*below = 0;
+	*own = 0;
+	if (!n || n > GT_CHUNK_DEFAULT)
+		return own_chunks(c, src, n, aux, NULL, own);
+	GT_TRY(gc_chunk_levels(c, src, n, aux, c->kcnt));
+	gc_own_bounds(c, n, c->kcnt, &lo, &hi);
+	GT_TRY(hx_below(c, src, n, v, lo + mlen, meta_cap, below));
+	if (*below || (hi < UINT64_MAX && v->floor >= hi + mlen)) {
+		keep(c, src, n, aux);
+		c->kdefer = !*below;
+		return 0;
+	}
+	return own_chunks(c, src, n, aux, c->kcnt, own);
+}
+
 static int gc_block_begin_aux(struct gt_codec_ctx *ctx, const void *src, size_t n,
 			      const struct gt_codec_aux *aux, void *meta, size_t meta_cap,
 			      size_t *meta_len_ret)
 {
 	struct gc_ctx *c = gc(ctx);
-	unsigned char hm[GT_CODEC_META_MAX], *const m = meta;
-	const struct gt_huff_hist *hist;
-	uint64_t own, hbytes;
-	size_t hlen = 0;
+	unsigned char *const m = meta;
+	struct hx_view v;
+	uint64_t own = 0;
+	int below;
 
 	forget(c);
 	c->fall = 0;
 	GT_TRY(gc_own_begin(ctx, src, n, 1, meta, meta_cap, meta_len_ret));
 	if (gc_needs_aux(ctx) && (!aux || !c->optim || (n && !aux->param)))
 		return 0; /* cannot cost (or code) gcomp's levels */
-	GT_TRY(own_chunks(c, src, n, aux, &own));
-	if (*meta_len_ret <= sizeof(c->kmeta)) {
-		memcpy(c->kmeta, meta, *meta_len_ret);
-		c->kmeta_len = *meta_len_ret;
-		c->kfresh = 1;
+	v.hist = hx_hist(c, src, n);
+	v.step = 0;
+	GT_TRY(own_or_below(c, src, n, aux, *meta_len_ret, meta_cap, &v, &own, &below));
+	if (!below) {
+		if (*meta_len_ret <= sizeof(c->kmeta)) {
+			memcpy(c->kmeta, meta, *meta_len_ret);
+			c->kmeta_len = *meta_len_ret;
+			c->kfresh = 1;
+		}
+		/* near: huffexp's bytes as coded (ties keep gcomp) */
+		if (!c->kdefer)
+			GT_TRY(hx_below(c, src, n, &v, own + *meta_len_ret, meta_cap, &below));
+		if (!below)
+			return 0;
 	}
-	hist = hx_hist(c, src, n);
-	if (hx_floor(c, src, n, hist) >= own + *meta_len_ret)
-		return 0; /* gcomp wins: no need to build huffexp's block */
-	GT_TRY(hx_cost(c, src, n, hist, hm, &hlen, &hbytes));
-	if (!hbytes || hbytes >= own + *meta_len_ret || hlen > meta_cap)
-		return 0;
-	/* near: huffexp's bytes as coded (ties keep gcomp) */
-	GT_TRY(hx_exact(c, src, n, hlen, &hbytes));
-	if (!hbytes || hbytes >= own + *meta_len_ret)
-		return 0;
 	/* huffexp's context holds the block (a block_load of @meta keeps it),
 	 * and c->kept[1] its chunks */
 	c->kfall = 1;
-	memcpy(m, hm, hlen);
+	memcpy(m, v.hm, v.hlen);
 	m[0] ^= GC_FALL_FLIP;
-	*meta_len_ret = hlen;
+	*meta_len_ret = v.hlen;
 	c->fall = 1;
-	c->kfresh = hlen <= sizeof(c->kmeta);
+	c->kfresh = v.hlen <= sizeof(c->kmeta);
 	if (c->kfresh) {
-		memcpy(c->kmeta, m, hlen);
-		c->kmeta_len = hlen;
+		memcpy(c->kmeta, m, v.hlen);
+		c->kmeta_len = v.hlen;
 	}
 	return 0;
 }
@@ -449,6 +586,11 @@ static int gc_encode_aux(struct gt_codec_ctx *ctx, const void *src, size_t n,
 	i = c->fall == c->kfall ? kept_chunk(c, src, n, aux) : -1;
 	if (c->fall && i < 0)
 		return gt_codec_encode(c->hx, src, n, dst, dst_cap, dst_len_ret);
+	if (i >= 0 && c->kdefer) {
+		/* once: a decode may reuse the levels' scratch */
+		forget(c);
+		return gc_chunk_write(c, n, c->kcnt, dst, dst_cap, dst_len_ret);
+	}
 	if (i >= 0) {
 		const struct gc_kept *k = &c->kept[c->kfall];
 		const size_t len = k->off[i + 1] - k->off[i];

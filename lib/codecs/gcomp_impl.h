@@ -109,6 +109,10 @@ struct gc_ctx {
 	} kept[2];
 	size_t knch, kn;
 	int kfall;
+	/* the one chunk of the block not coded yet: its levels are in c->lv
+	 * (gc_chunk_levels() gave kcnt), for the encode that follows */
+	int kdefer;
+	uint64_t kcnt[4];
 	const unsigned char *ksrc;
 	const float *kparam;
 	/* the meta block_begin() returned with them: kept for the
@@ -164,6 +168,20 @@ int gc_own_load(struct gt_codec_ctx *ctx, const void *meta, size_t meta_len);
 int gc_encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 		    const struct gt_codec_aux *aux, void *dst, size_t dst_cap,
 		    size_t *dst_len_ret);
+/* gc_encode_chunk() in two steps: the chunk's levels (in c->lv, the
+ * values as coded in c->cv) and carriers per level into @cnt, then its
+ * bytes from them; between the two, gc_chunk_fixed(): the bytes of its
+ * header, level and mantissa streams and split table (all but the code
+ * stream), exact */
+int gc_chunk_levels(struct gc_ctx *c, const void *src, size_t n,
+		    const struct gt_codec_aux *aux, uint64_t *cnt);
+size_t gc_chunk_fixed(const struct gc_ctx *c, size_t n, const uint64_t *cnt);
+/* gcomp_fall.c: bounds on the bytes of a block's one chunk between
+ * those steps (its table just built from it); *@hi UINT64_MAX: none */
+void gc_own_bounds(const struct gc_ctx *c, size_t n, const uint64_t *cnt, uint64_t *lo,
+		   uint64_t *hi);
+int gc_chunk_write(struct gc_ctx *c, size_t n, const uint64_t *cnt, void *dst,
+		   size_t dst_cap, size_t *dst_len_ret);
 
 /* gcomp_fall.c: the inner huffexp context of @c (gc_new), freed with
  * the rest of the fallback's memory (gc_free) */

@@ -4,6 +4,7 @@
 #include "check.h"
 #include "../../lib/gt_codec.h"
 #include "../../lib/gt_float.h"
+#include "../../lib/codecs/gcomp_impl.h"
 #include "../../lib/banned.h"
 
 #define ROWS 512
@@ -344,6 +345,89 @@ static void test_never_larger(void)
 	free(param);
 }
 
+/* A value of dtype @dt from @r: zero (runs and single ones), subnormal,
+ * Inf, or normal in a band of exponents. */
+static uint64_t any_value(enum gt_dtype dt, uint64_t r, size_t i, size_t zrun)
+{
+	const unsigned eb = gt_dtype_exp_bits(dt), mb = gt_dtype_man_bits(dt);
+	const uint64_t man = (r >> 8) & ((UINT64_C(1) << mb) - 1);
+	const uint64_t sign = (r >> 63) << (eb + mb);
+	const uint64_t emax = (UINT64_C(1) << eb) - 1;
+
+	if ((zrun && (i / zrun) % 3 == 1) || r % 11 == 0)
+		return r % 13 == 0 ? sign : 0;
+	if (r % 97 == 0)
+		return sign | (man ? man : 1); /* subnormal */
+	if (r % 499 == 0)
+		return sign | emax << mb; /* Inf */
+	return sign | (emax / 2 - 6 + (r >> 20) % 10) << mb | man;
+}
+
+/* gc_own_bounds() holds the bytes of a block's one chunk as written, in
+ * every dtype and mode, with runs, subnormals and Inf, split or not;
+ * the upper bound is known unless exact mode may prune a subnormal. */
+static void test_bounds(void)
+{
+	static const enum gt_dtype dts[] = { GT_DT_F32, GT_DT_BF16, GT_DT_F16, GT_DT_F64 };
+	static const char *const modes[] = { "full", "single-quant", "multi-quant",
+		"zero-prune", "exact" };
+	const struct gt_optim o = sgd(1e-3);
+	const size_t nmax = 20000;
+	unsigned char *v = malloc(nmax * 8), meta[GT_CODEC_META_MAX];
+	float *param = malloc(nmax * 4);
+	double *param64 = malloc(nmax * 8);
+
+	for (int t = 0; t < 60; t++) {
+		const enum gt_dtype dt = dts[t % 4];
+		const size_t n = t % 3 ? 1 + check_rand() % 3000 : 8192 + check_rand() % 11000;
+		const size_t zrun = check_rand() % 4 ? 0 : 1 + check_rand() % 40;
+		const struct gt_codec_aux aux = { .param = param,
+						  .param64 = dt == GT_DT_F64 ? param64 : NULL };
+		char opts[64];
+		int subs = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			const uint64_t r = check_rand(), u = any_value(dt, r, i, zrun);
+			const unsigned mb = gt_dtype_man_bits(dt);
+			const uint64_t emask = ((UINT64_C(1) << gt_dtype_exp_bits(dt)) - 1) << mb;
+			const uint64_t mag = (UINT64_C(1) << (gt_dtype_exp_bits(dt) + mb)) - 1;
+
+			gt_fp_store(v, dt, i, u);
+			subs |= !(u & emask) && (u & mag);
+			param[i] = (float)ldexp(1.0, (int)(r >> 30 & 31) - 20);
+			param64[i] = param[i];
+		}
+		for (size_t m = 0; m < 5; m++) {
+			struct gt_codec_params p = { dt, opts, NULL, 0, &o, 0 };
+			struct gt_codec_ctx *ctx = NULL;
+			struct gt_diag d = { "" };
+			struct gc_ctx *c;
+			unsigned char *out;
+			uint64_t cnt[4], lo, hi;
+			size_t mlen, len = 0, cap;
+
+			snprintf(opts, sizeof(opts), "mode=%s", modes[m]);
+			CHECK_RC(gt_codec_new(gt_codec_find("gcomp"), &p, &ctx, &d), 0);
+			c = gc(ctx);
+			cap = gc_own_bound(ctx, n);
+			out = malloc(cap);
+			CHECK_RC(gc_own_begin(ctx, v, n, 1, meta, sizeof(meta), &mlen), 0);
+			CHECK_RC(gc_chunk_levels(c, v, n, &aux, cnt), 0);
+			gc_own_bounds(c, n, cnt, &lo, &hi);
+			CHECK_RC(gc_chunk_write(c, n, cnt, out, cap, &len), 0);
+			CHECK(lo <= len && len <= hi);
+			CHECK(hi < UINT64_MAX || (m == 4 && subs));
+			/* tight: the code stream's padding and the cut runs */
+			CHECK(hi == UINT64_MAX || hi - len <= 64);
+			free(out);
+			gt_codec_free(ctx);
+		}
+	}
+	free(v);
+	free(param);
+	free(param64);
+}
+
 /* Fallback metas that are not huffexp's: refused, not a crash; a
  * huffexp block's meta with its first byte flipped: loaded. */
 static void test_metas(void)
@@ -379,5 +463,6 @@ int main(int argc, char **argv)
 	RUN(test_chunkings);
 	RUN(test_never_larger);
 	RUN(test_metas);
+	RUN(test_bounds);
 	return check_done("test_gcomp_fall");
 }

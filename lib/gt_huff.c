@@ -1331,6 +1331,33 @@ static int lut_fill(const struct gt_huff_table *t, unsigned bits, uint16_t *lut,
 	return 0;
 }
 
+unsigned gt_huff_mcodes(const struct gt_huff_table *t, unsigned maxsym, unsigned bits,
+			struct gt_huff_mcode *mc)
+{
+	unsigned at[GT_HUFF_MAXLEN_MAX + 2] = { 0 }, k;
+	const unsigned end = maxsym < t->nsyms ? maxsym + 1 : t->nsyms;
+
+	if (bits > GT_HUFF_MAXLEN_MAX)
+		bits = GT_HUFF_MAXLEN_MAX;
+	/* by length, in symbol order within one: a counting sort */
+	for (unsigned s = 0; s < end; s++)
+		at[t->len[s] <= bits ? t->len[s] + 1 : 0]++;
+	at[1] = 0;
+	for (unsigned l = 1; l <= bits; l++)
+		at[l + 1] += at[l];
+	k = at[bits + 1];
+	for (unsigned s = 0; s < end; s++) {
+		const unsigned l = t->len[s];
+
+		if (l && l <= bits) {
+			mc[at[l]].pat = t->code[s];
+			mc[at[l]].sym = (uint16_t)s;
+			mc[at[l]++].len = l;
+		}
+	}
+	return k;
+}
+
 int gt_huff_lut(const struct gt_huff_table *t, uint16_t *lut, size_t lut_len)
 {
 	unsigned bits;

@@ -233,6 +233,72 @@ static inline unsigned gt_huff_mlut_bits(size_t n, unsigned lbits, unsigned max)
 	return lbits < want ? lbits : want;
 }
 
+/* A code of gt_huff_mcodes(): its bits as the stream holds them
+ * (LSB-first), their number, its symbol. */
+struct gt_huff_mcode {
+	uint16_t pat, sym;
+	unsigned len;
+};
+
+/*
+ * gt_huff_mcodes - the codes of @t for symbols up to @maxsym and of at
+ * most @bits bits, shortest first, into @mc (@maxsym + 1 entries).
+ * @return their count.
+ */
+unsigned gt_huff_mcodes(const struct gt_huff_table *t, unsigned maxsym, unsigned bits,
+			struct gt_huff_mcode *mc);
+
+/* Entries @lo | y << @pos (every y below 2^(@bits - @pos)) of @mlut := @v. */
+static inline void gt_huff_mset(uint64_t *mlut, unsigned bits, unsigned pos, unsigned lo,
+				uint64_t v)
+{
+	for (unsigned y = 0; y < (1u << (bits - pos)); y++)
+		mlut[lo | y << pos] = v;
+}
+
+/* The word of the @k-th code (0-2) of a multi-symbol entry, symbol @s,
+ * after @nc codes of symbols below 256. */
+typedef uint64_t gt_huff_mword(const void *arg, unsigned s, unsigned k, unsigned nc);
+
+/*
+ * gt_huff_mlut_fill - the multi-symbol decode table of 2^@bits entries,
+ * entry x for the next @bits code bits x (LSB-first): the codes of @mc
+ * (gt_huff_mcodes(), @nmc) that x holds whole, up to three, the first on
+ * (a code not in @mc ends them): the OR of @word for each, the bits they
+ * take, their count << 4 and, when @nc_at, the count of symbols below 256
+ * among them << @nc_at; 0 when x starts with no code of @mc.  Built per
+ * prefix of codes, each entry set once for each code it holds and once
+ * before them, not decoded entry by entry.
+ */
+static inline void gt_huff_mlut_fill(uint64_t *mlut, unsigned bits,
+				     const struct gt_huff_mcode *mc, unsigned nmc,
+				     gt_huff_mword *word, const void *arg, unsigned nc_at)
+{
+	gt_huff_mset(mlut, bits, 0, 0, 0);
+	for (unsigned a = 0; a < nmc; a++) {
+		const unsigned p1 = mc[a].len, n1 = mc[a].sym < 256;
+		const uint64_t e1 = word(arg, mc[a].sym, 0, 0);
+
+		gt_huff_mset(mlut, bits, p1, mc[a].pat,
+			     e1 | p1 | 1u << 4 | (nc_at ? (uint64_t)n1 << nc_at : 0));
+		for (unsigned b = 0; b < nmc && mc[b].len <= bits - p1; b++) {
+			const unsigned p2 = p1 + mc[b].len, n2 = n1 + (mc[b].sym < 256);
+			const unsigned lo2 = mc[a].pat | (unsigned)mc[b].pat << p1;
+			const uint64_t e2 = e1 | word(arg, mc[b].sym, 1, n1);
+
+			gt_huff_mset(mlut, bits, p2, lo2,
+				     e2 | p2 | 2u << 4 | (nc_at ? (uint64_t)n2 << nc_at : 0));
+			for (unsigned d = 0; d < nmc && mc[d].len <= bits - p2; d++) {
+				const unsigned p3 = p2 + mc[d].len, n3 = n2 + (mc[d].sym < 256);
+
+				gt_huff_mset(mlut, bits, p3, lo2 | (unsigned)mc[d].pat << p2,
+					     e2 | word(arg, mc[d].sym, 2, n2) | p3 | 3u << 4 |
+						     (nc_at ? (uint64_t)n3 << nc_at : 0));
+			}
+		}
+	}
+}
+
 /*
  * gt_huff_lut_fit - the same table with as many index bits as the longest
  * code of @t has (*@bits_ret, 0 when it has none: one entry, 0), which

@@ -114,23 +114,10 @@ static int dec_values(const struct gc_ctx *c, struct gc_readers *r,
 
 /* mlut entry: bits 0-3 the code bits taken, 4-5 the codes (1..3), the
  * codes from bit 16 (16 each); 0: the next token is none of these */
-static uint64_t mlut_entry(const struct gc_ctx *c, unsigned x, unsigned B)
+static uint64_t mlut_word(const void *arg, unsigned s, unsigned k, unsigned nc)
 {
-	unsigned pos = 0, k = 0;
-	uint64_t ent = 0;
-
-	while (k < 3) {
-		/* bits of x above B are unknown: only codes within B count */
-		const unsigned e = c->lut[x >> pos], l = GT_HUFF_LUT_LEN(e);
-		const unsigned s = GT_HUFF_LUT_SYM(e);
-
-		if (!l || l > B - pos || s > GT_HUFF_NZERO(8))
-			break;
-		ent |= (uint64_t)c->c16[s] << (16 + 16 * k);
-		pos += l;
-		k++;
-	}
-	return k ? ent | pos | k << 4 : 0;
+	(void)nc;
+	return (uint64_t)((const struct gc_ctx *)arg)->c16[s] << (16 + 16 * k);
 }
 
 /* The codes of the symbols up to NZERO: the same for every table. */
@@ -154,9 +141,12 @@ static int prepare_dec(struct gc_ctx *c, size_t n)
 		prepare_f32_ctx(c);
 	if (c->dt == GT_DT_F32) {
 		const unsigned B = gt_huff_mlut_bits(n, c->lbits, GC_MBITS);
+		struct gt_huff_mcode mc[GT_HUFF_NZERO(8) + 1];
 
-		for (unsigned x = 0; B && x < (1u << B); x++)
-			c->mlut[x] = mlut_entry(c, x, B);
+		if (B)
+			gt_huff_mlut_fill(c->mlut, B, mc,
+					  gt_huff_mcodes(&c->table, GT_HUFF_NZERO(8), B, mc),
+					  mlut_word, c, 0);
 		c->mbits = B;
 	}
 	c->dec_ready = 1;

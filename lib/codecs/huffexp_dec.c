@@ -12,25 +12,12 @@
 #define HX_TARGET_WALK
 #endif
 
-/* One entry of the f32 multi-symbol table for the B-bit index @x. */
-static uint64_t mlut_entry(const struct hx_ctx *c, unsigned x, unsigned B)
+/* The f32 multi-symbol table's word of a code: its symbol, the
+ * carriers before it (which mantissa word), from bit 8 + 16 k. */
+static uint64_t mlut_word(const void *arg, unsigned s, unsigned k, unsigned nc)
 {
-	unsigned pos = 0, k = 0, nc = 0;
-	uint64_t ent = 0;
-
-	while (k < 3) {
-		/* bits of x above B are unknown: only codes within B count */
-		const unsigned e = c->lut[x >> pos], l = GT_HUFF_LUT_LEN(e);
-		const unsigned s = GT_HUFF_LUT_SYM(e);
-
-		if (!l || l > B - pos || s > GT_HUFF_NZERO(8))
-			break;
-		ent |= (uint64_t)(s | 3 * nc << 9 | nc << 12) << (8 + 16 * k);
-		nc += s < 256;
-		pos += l;
-		k++;
-	}
-	return k ? ent | pos | k << 4 | nc << 6 : 0;
+	(void)arg;
+	return (uint64_t)(s | 3 * nc << 9 | nc << 12) << (8 + 16 * k);
 }
 
 /* The decode tables of the installed table, first used on @n values:
@@ -43,9 +30,12 @@ int hx_prepare_dec(struct hx_ctx *c, size_t n)
 	c->mbits = 0;
 	if (c->dt == GT_DT_F32) {
 		const unsigned B = gt_huff_mlut_bits(n, c->lbits, HX_MBITS);
+		struct gt_huff_mcode mc[GT_HUFF_NZERO(8) + 1];
 
-		for (unsigned x = 0; B && x < (1u << B); x++)
-			c->mlut[x] = mlut_entry(c, x, B);
+		if (B)
+			gt_huff_mlut_fill(c->mlut, B, mc,
+					  gt_huff_mcodes(&c->table, GT_HUFF_NZERO(8), B, mc),
+					  mlut_word, NULL, 6);
 		c->mbits = B;
 	}
 	c->dec_ready = 1;

@@ -931,10 +931,68 @@ static void test_mlut_bits(void)
 	}
 }
 
+/* The test's word of a multi-symbol entry: every argument in it. */
+static uint64_t test_mword(const void *arg, unsigned s, unsigned k, unsigned nc)
+{
+	return ((uint64_t)s | (uint64_t)nc << 9 | (uint64_t)(arg != NULL) << 11) << (8 + 17 * k);
+}
+
+/* gt_huff_mlut_fill() against decoding each entry code by code with the
+ * LUT, for random f32 tables (with ESC, RUN, codes longer than the
+ * index), every index width up to 12, with and without the count of
+ * exponent codes, and symbols past a limit ending an entry. */
+static void test_mlut_fill(void)
+{
+	static uint64_t got[1u << 12];
+	static uint16_t lut[1u << GT_HUFF_MAXLEN_MAX];
+	struct gt_huff_mcode mc[GT_HUFF_NZERO(8) + 1];
+
+	for (int t = 0; t < 40; t++) {
+		struct gt_huff_hist h;
+		struct gt_huff_table tab;
+		const unsigned maxsym = t % 3 ? GT_HUFF_NZERO(8) : 200;
+		const unsigned nc_at = t % 2 ? 6 : 0;
+		unsigned lbits;
+
+		gt_huff_hist_init(&h, GT_DT_F32);
+		for (unsigned s = 0; s < gt_huff_nsyms(GT_DT_F32); s++)
+			if (check_rand() % 4 == 0)
+				h.count[s] = 1 + check_rand() % (1u << (check_rand() % 20));
+		h.count[100 + t] += 1000;
+		CHECK_RC(gt_huff_build(&tab, &h, 4 + (unsigned)t % 9, GT_HUFF_PM, 0), 0);
+		CHECK_RC(gt_huff_lut_fit(&tab, lut, sizeof(lut) / sizeof(lut[0]), &lbits), 0);
+		for (unsigned B = 1; B <= 12 && B <= lbits; B++) {
+			const unsigned nmc = gt_huff_mcodes(&tab, maxsym, B, mc);
+
+			gt_huff_mlut_fill(got, B, mc, nmc, test_mword, &tab, nc_at);
+			for (unsigned x = 0; x < (1u << B); x++) {
+				unsigned pos = 0, k = 0, nc = 0;
+				uint64_t want = 0;
+
+				while (k < 3) {
+					const unsigned e = lut[x >> pos], l = GT_HUFF_LUT_LEN(e);
+					const unsigned sym = GT_HUFF_LUT_SYM(e);
+
+					if (!l || l > B - pos || sym > maxsym)
+						break;
+					want |= test_mword(&tab, sym, k, nc);
+					nc += sym < 256;
+					pos += l;
+					k++;
+				}
+				if (k)
+					want |= pos | k << 4 | (nc_at ? (uint64_t)nc << nc_at : 0);
+				CHECK(got[x] == want);
+			}
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
 	RUN(test_mlut_bits);
+	RUN(test_mlut_fill);
 	RUN(test_degenerate);
 	RUN(test_all_symbols);
 	RUN(test_fibonacci_gcomp);

@@ -1334,28 +1334,28 @@ static int lut_fill(const struct gt_huff_table *t, unsigned bits, uint16_t *lut,
 unsigned gt_huff_mcodes(const struct gt_huff_table *t, unsigned maxsym, unsigned bits,
 			struct gt_huff_mcode *mc)
 {
-	unsigned at[GT_HUFF_MAXLEN_MAX + 2] = { 0 }, k;
-	const unsigned end = maxsym < t->nsyms ? maxsym + 1 : t->nsyms;
+	unsigned at[GT_HUFF_MAXLEN_MAX + 2] = { 0 }, m = 0;
+	uint16_t coded[GT_HUFF_NSYM_MAX];
 
 	if (bits > GT_HUFF_MAXLEN_MAX)
 		bits = GT_HUFF_MAXLEN_MAX;
 	/* by length, in symbol order within one: a counting sort */
-	for (unsigned s = 0; s < end; s++)
-		at[t->len[s] <= bits ? t->len[s] + 1 : 0]++;
-	at[1] = 0;
+	for (unsigned s = next_coded(t, 0); s <= maxsym && s < t->nsyms;
+	     s = next_coded(t, s + 1))
+		if (t->len[s] <= bits) {
+			at[t->len[s] + 1]++;
+			coded[m++] = (uint16_t)s;
+		}
 	for (unsigned l = 1; l <= bits; l++)
 		at[l + 1] += at[l];
-	k = at[bits + 1];
-	for (unsigned s = 0; s < end; s++) {
-		const unsigned l = t->len[s];
+	for (unsigned j = 0; j < m; j++) {
+		const unsigned s = coded[j], l = t->len[s];
 
-		if (l && l <= bits) {
-			mc[at[l]].pat = t->code[s];
-			mc[at[l]].sym = (uint16_t)s;
-			mc[at[l]++].len = l;
-		}
+		mc[at[l]].pat = t->code[s];
+		mc[at[l]].sym = (uint16_t)s;
+		mc[at[l]++].len = l;
 	}
-	return k;
+	return m;
 }
 
 int gt_huff_lut(const struct gt_huff_table *t, uint16_t *lut, size_t lut_len)

@@ -92,19 +92,27 @@
  */
 
 /* The f32 encode table from c->enc[]. */
+static uint64_t enc32_of(const struct hx_ctx *c, uint64_t e)
+{
+	if (e >> 41)
+		return HX_E_BAD;
+	return (e & 0xffffffff) << 32 | (e >> 32 & 0xff) | (e >> 40 & 1 ? c->mstride << 8 : 0);
+}
+
+/* x = sign and exponent, | 512 for ±0.0: either sign has the entry of
+ * its exponent, and of 512-1023 only 512 (+0.0) and 768 (-0.0) occur
+ * (the others, never used, are set once) */
 static void prepare_enc32(struct hx_ctx *c)
 {
-	for (unsigned x = 0; x < 1024; x++) {
-		/* x = sign and exponent, | 512 for ±0.0 */
-		const unsigned s = x < 512 ? x & 0xff :
-			x == 512 ? GT_HUFF_ZERO(8) : GT_HUFF_NZERO(8);
-		const uint64_t e = c->enc[s];
-
-		c->enc32[x] = HX_E_BAD;
-		if ((x < 512 || x == 512 || x == 768) && !(e >> 41))
-			c->enc32[x] = (e & 0xffffffff) << 32 | (e >> 32 & 0xff) |
-				      (e >> 40 & 1 ? c->mstride << 8 : 0);
+	if (!c->enc32_once) {
+		for (unsigned x = 512; x < 1024; x++)
+			c->enc32[x] = HX_E_BAD;
+		c->enc32_once = 1;
 	}
+	for (unsigned x = 0; x < 256; x++)
+		c->enc32[x] = c->enc32[x + 256] = enc32_of(c, c->enc[x]);
+	c->enc32[512] = enc32_of(c, c->enc[GT_HUFF_ZERO(8)]);
+	c->enc32[768] = enc32_of(c, c->enc[GT_HUFF_NZERO(8)]);
 }
 
 /* Fill the encode tables of the installed c->table (lazily: decoders

@@ -252,8 +252,9 @@ unsigned gt_huff_mcodes(const struct gt_huff_table *t, unsigned maxsym, unsigned
 static inline void gt_huff_mset(uint64_t *mlut, unsigned bits, unsigned pos, unsigned lo,
 				uint64_t v)
 {
-	for (unsigned y = 0; y < (1u << (bits - pos)); y++)
-		mlut[lo | y << pos] = v;
+	/* lo < 2^pos: lo | y << pos is lo + y 2^pos */
+	for (unsigned x = lo; x < (1u << bits); x += 1u << pos)
+		mlut[x] = v;
 }
 
 /* The word of the @k-th code (0-2) of a multi-symbol entry, symbol @s,

@@ -601,6 +601,8 @@ static int gc_encode_aux(struct gt_codec_ctx *ctx, const void *src, size_t n,
 		*dst_len_ret = len;
 		return 0;
 	}
+	if (c->kdefer)
+		forget(c); /* the levels kept are about to be overwritten */
 	return gc_encode_chunk(c, src, n, aux, dst, dst_cap, dst_len_ret);
 }
 

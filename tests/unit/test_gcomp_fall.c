@@ -428,6 +428,56 @@ static void test_bounds(void)
 	free(param64);
 }
 
+/* A block of one chunk whose bytes block_begin left to the encode: a
+ * chunk coded in between (a copy of the values elsewhere, or the chunk
+ * itself twice) does not change what the block's chunk gets. */
+static void test_deferred(void)
+{
+	const struct gt_optim o = sgd(1e-3);
+	float *g = malloc(N * 4), *param = malloc(N * 4), *copy = malloc(N * 4);
+	float *tiny = malloc(N * 4);
+	const struct gt_codec_aux a = { .param = param }, t = { .param = tiny };
+	unsigned char meta[GT_CODEC_META_MAX];
+	size_t mlen, cap, len[4];
+	unsigned char *out[4];
+	struct gt_codec_ctx *ctx = make("gcomp", NULL, &o, ROW);
+	struct gt_codec_ctx *fresh = make("gcomp", NULL, &o, ROW);
+	struct blk ref;
+
+	data(DENSE_WIN, g, param);
+	code(fresh, g, N, param, DEFAULT_CHUNK, 0, &ref);
+	gt_codec_free(fresh);
+	cap = gt_codec_bound(ctx, N);
+	for (int k = 0; k < 4; k++)
+		out[k] = malloc(cap);
+	/* a copy elsewhere, with a tiny parameter: other levels (all 0) */
+	memcpy(copy, g, N * 4);
+	for (size_t i = 0; i < N; i++)
+		tiny[i] = 1e-30f;
+	CHECK_RC(gt_codec_block_begin_aux(ctx, g, N, &a, meta, sizeof(meta), &mlen), 0);
+	CHECK(mlen == ref.mlen && !memcmp(meta, ref.meta, mlen));
+	CHECK_RC(gt_codec_block_load(ctx, meta, mlen), 0);
+	CHECK_RC(gt_codec_encode_aux(ctx, copy, N, &t, out[0], cap, &len[0]), 0);
+	CHECK_RC(gt_codec_encode_aux(ctx, g, N, &a, out[1], cap, &len[1]), 0);
+	CHECK_RC(gt_codec_encode_aux(ctx, g, N, &a, out[2], cap, &len[2]), 0);
+	CHECK(len[1] == ref.total - ref.mlen && !memcmp(out[1], ref.data, len[1]));
+	CHECK(len[2] == len[1] && !memcmp(out[2], out[1], len[1]));
+	CHECK(len[0] > len[1]); /* no level dropped a bit */
+	/* and straight after block_begin, as the .gtz writer does */
+	CHECK_RC(gt_codec_block_begin_aux(ctx, g, N, &a, meta, sizeof(meta), &mlen), 0);
+	CHECK_RC(gt_codec_block_load(ctx, meta, mlen), 0);
+	CHECK_RC(gt_codec_encode_aux(ctx, g, N, &a, out[3], cap, &len[3]), 0);
+	CHECK(len[3] == len[1] && !memcmp(out[3], out[1], len[1]));
+	for (int k = 0; k < 4; k++)
+		free(out[k]);
+	free(ref.data);
+	gt_codec_free(ctx);
+	free(g);
+	free(param);
+	free(copy);
+	free(tiny);
+}
+
 /* Fallback metas that are not huffexp's: refused, not a crash; a
  * huffexp block's meta with its first byte flipped: loaded. */
 static void test_metas(void)
@@ -464,5 +514,6 @@ int main(int argc, char **argv)
 	RUN(test_never_larger);
 	RUN(test_metas);
 	RUN(test_bounds);
+	RUN(test_deferred);
 	return check_done("test_gcomp_fall");
 }

@@ -19,6 +19,51 @@
 #include "../../lib/gt_codec.h"
 #include "../../lib/gt_optim.h"
 
+/* Whether huffexp codes the @n values @g (one block, one chunk) in fewer
+ * than @bytes bytes: gcomp's choice allows none. */
+static int huffexp_below(const float *g, size_t n, size_t bytes)
+{
+	struct gt_codec_params p = { GT_DT_F32, NULL, NULL, 0, NULL, 0 };
+	struct gt_codec_ctx *ctx = NULL;
+	struct gt_diag d = { "" };
+	unsigned char *buf = malloc(GT_CODEC_META_MAX + 16 * n + 1024);
+	size_t ml = 0, len = 0;
+	int below = 0;
+
+	if (buf && gt_codec_new(gt_codec_find("huffexp"), &p, &ctx, &d) == 0 &&
+	    gt_codec_block_begin(ctx, g, n, buf, GT_CODEC_META_MAX, &ml) == 0 &&
+	    gt_codec_block_load(ctx, buf, ml) == 0 &&
+	    gt_codec_encode(ctx, g, n, buf + ml, 16 * n + 1024, &len) == 0)
+		below = ml + len < bytes;
+	gt_codec_free(ctx);
+	free(buf);
+	return below;
+}
+
+/* Whether a fresh context given the block's meta (@b, @meta bytes) codes
+ * the chunk in the @len bytes after it, as the context that chose the
+ * block did (which may have kept its levels, or its bytes, since). */
+static int same_fresh(const char *opts, const struct gt_optim *o, float *const v[4],
+		      size_t n, int states, const unsigned char *b, size_t meta, size_t len)
+{
+	struct gt_codec_params p = { GT_DT_F32, opts, NULL, 0, o, 0 };
+	const struct gt_codec_aux aux = { .param = v[1],
+					  .state = { states ? v[2] : NULL, states ? v[3] : NULL } };
+	struct gt_codec_ctx *ctx = NULL;
+	struct gt_diag d = { "" };
+	unsigned char *out = malloc(16 * n + 1024);
+	size_t got = 0;
+	int same = 0;
+
+	if (out && gt_codec_new(gt_codec_find("gcomp"), &p, &ctx, &d) == 0 &&
+	    gt_codec_block_load(ctx, b, meta) == 0 &&
+	    gt_codec_encode_aux(ctx, v[0], n, &aux, out, 16 * n + 1024, &got) == 0)
+		same = got == len && !memcmp(out, b + meta, len);
+	gt_codec_free(ctx);
+	free(out);
+	return same;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_VALUES 4096
@@ -132,6 +177,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			     memcmp(b[0], b[k], meta[0] + len[0])))))
 				abort();
 		if (rc[0] == 0 && decodes(mode, b[0], meta[0], len[0], n) != 0)
+			abort();
+		/* never larger than huffexp; the bytes of a context that codes
+		 * the chunk afresh */
+		if (rc[0] == 0 && (huffexp_below(v[0], n, meta[0] + len[0]) ||
+				   !same_fresh(opts[0], &o, v, n, !(data[2] & 2), b[0], meta[0],
+					       len[0])))
 			abort();
 	}
 	for (int k = 0; k < 4; k++)

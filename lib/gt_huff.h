@@ -301,6 +301,25 @@ static inline void gt_huff_mlut_fill(uint64_t *mlut, unsigned bits,
 }
 
 /*
+ * gt_huff_mlut_make - the f32 multi-symbol decode table of @t for a block
+ * whose first chunk has @n values (gt_huff_mlut_bits(@n, @lbits, @max)
+ * index bits), codes up to NZERO, made by gt_huff_mlut_fill() with @word,
+ * @arg and @nc_at.  @return its index bits, 0: no table.
+ */
+static inline unsigned gt_huff_mlut_make(const struct gt_huff_table *t, size_t n,
+					 unsigned lbits, unsigned max, uint64_t *mlut,
+					 gt_huff_mword *word, const void *arg, unsigned nc_at)
+{
+	const unsigned bits = gt_huff_mlut_bits(n, lbits, max);
+	struct gt_huff_mcode mc[GT_HUFF_NZERO(8) + 1];
+
+	if (bits)
+		gt_huff_mlut_fill(mlut, bits, mc, gt_huff_mcodes(t, GT_HUFF_NZERO(8), bits, mc),
+				  word, arg, nc_at);
+	return bits;
+}
+
+/*
  * gt_huff_lut_fit - the same table with as many index bits as the longest
  * code of @t has (*@bits_ret, 0 when it has none: one entry, 0), which
  * is what a decoder of small blocks wants: index with the next *@bits_ret

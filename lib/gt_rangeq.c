@@ -289,7 +289,6 @@ int gt_rangeq_fit_auto(struct gt_rangeq *q, unsigned bits, uint32_t pos,
 	return gt_rangeq_fit_auto_isa(q, bits, pos, neg, x, n, gt_isa_best());
 }
 
-
 void gt_rangeq_save(const struct gt_rangeq *q, unsigned char *dst)
 {
 	dst[0] = (unsigned char)q->m;

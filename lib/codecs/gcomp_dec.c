@@ -139,16 +139,9 @@ static int prepare_dec(struct gc_ctx *c, size_t n)
 	c->mbits = 0;
 	if (c->dt == GT_DT_F32 && !c->f32_ready)
 		prepare_f32_ctx(c);
-	if (c->dt == GT_DT_F32) {
-		const unsigned B = gt_huff_mlut_bits(n, c->lbits, GC_MBITS);
-		struct gt_huff_mcode mc[GT_HUFF_NZERO(8) + 1];
-
-		if (B)
-			gt_huff_mlut_fill(c->mlut, B, mc,
-					  gt_huff_mcodes(&c->table, GT_HUFF_NZERO(8), B, mc),
-					  mlut_word, c, 0);
-		c->mbits = B;
-	}
+	if (c->dt == GT_DT_F32)
+		c->mbits = gt_huff_mlut_make(&c->table, n, c->lbits, GC_MBITS, c->mlut,
+					     mlut_word, c, 0);
 	c->dec_ready = 1;
 	return 0;
 }

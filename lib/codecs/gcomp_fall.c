@@ -383,53 +383,42 @@ static int hx_below(struct gc_ctx *c, const unsigned char *src, size_t n,
 	return 0;
 }
 
-/* The bits of @k tokens of symbol @s; *@bad when one has no code. */
-static uint64_t tok_bits(const struct gc_ctx *c, unsigned s, uint64_t k, int *bad)
-{
-	if (!k)
-		return 0;
-	*bad |= (int)(c->enc[s] >> 41 & 1);
-	return k * (c->enc[s] >> 32 & 0xff);
-}
-
 /*
  * Bounds on gcomp's bytes of a block that is one chunk of @n values.
  * All but the code stream is exact (gc_chunk_fixed()).  Its code stream
  * takes at least the codes of the carriers of exponents 1 and up (mode
  * exact may prune a subnormal), and at most the tokens c->hist counts:
  * the block's one slice, tokenized as the chunk is, when no value
- * changes (exact mode: no subnormal), plus what cutting its runs at a
- * split chunk's three part ends may add (both pieces coded whole) and
- * the padding of each code stream.
+ * changes (exact mode: no subnormal): huffexp's cost of them
+ * (gt_huff_cost()) less its words of 1 + M bits, plus what cutting runs
+ * at a split chunk's three part ends may add (both pieces coded whole)
+ * and the padding of each code stream.
  */
 void gc_own_bounds(const struct gc_ctx *c, size_t n, const uint64_t *cnt, uint64_t *lo,
 		   uint64_t *hi)
 {
 	const struct gt_huff_hist *h = &c->hist;
-	const unsigned eb = c->eb, z = GT_HUFF_ZERO(eb), run = GT_HUFF_RUN(eb);
-	const int zt = c->mode != GC_SINGLE && c->mode != GC_MULTI, runs = zt && c->runs;
-	const int split = GC_SPLIT_CHUNK(c->split, n);
+	const unsigned z = GT_HUFF_ZERO(c->eb), run = GT_HUFF_RUN(c->eb);
 	const uint64_t fixed = gc_chunk_fixed(c, n, cnt);
-	uint64_t bits = 0, cut;
-	int bad = 0;
+	uint64_t bits = 0, words = 0, cost, esc, cut;
 
 	*hi = UINT64_MAX;
-	for (unsigned s = 1; !c->fixed && s < (1u << eb); s++)
-		bits += tok_bits(c, s, h->count[s], &bad);
-	*lo = fixed + bits / 8;
-	if (c->fixed || (c->mode == GC_EXACT && h->count[0]) || n > GC_SLICE)
-		return;
-	bits += tok_bits(c, 0, h->count[0], &bad);
-	if (zt) {
-		bits += tok_bits(c, z, h->count[z] + (runs ? 0 : h->run_zeros), &bad);
-		bits += tok_bits(c, z + 1, h->count[z + 1], &bad);
+	*lo = fixed;
+	if (c->fixed)
+		return; /* c->hist is not of this block */
+	for (unsigned s = 0; s < (1u << c->eb); s++) {
+		words += h->count[s];
+		bits += s ? h->count[s] * (c->enc[s] >> 32 & 0xff) : 0;
 	}
-	if (runs)
-		bits += tok_bits(c, run, h->count[run], &bad) + h->run_bits;
-	cut = runs ? 2 * ((GT_HUFF_RUN_MIN - 1) * (c->enc[z] >> 32 & 0xff) +
-			  (c->enc[run] >> 32 & 0xff) + gt_huff_run_bits(n)) : 0;
-	if (!bad)
-		*hi = fixed + (split ? bits + 3 * cut + 4 * 7 : bits + 7) / 8;
+	*lo = fixed + bits / 8;
+	if ((c->mode == GC_EXACT && h->count[0]) || n > GC_SLICE ||
+	    gt_huff_cost(&c->table, h, &cost, &esc) < 0)
+		return;
+	bits = cost - words * (1 + c->mb);
+	cut = c->runs && c->mode != GC_SINGLE && c->mode != GC_MULTI ?
+	      2 * ((GT_HUFF_RUN_MIN - 1) * (c->enc[z] >> 32 & 0xff) +
+		   (c->enc[run] >> 32 & 0xff) + gt_huff_run_bits(n)) : 0;
+	*hi = fixed + (GC_SPLIT_CHUNK(c->split, n) ? bits + 3 * cut + 4 * 7 : bits + 7) / 8;
 }
 
 /*
@@ -462,6 +451,17 @@ static int own_or_below(struct gc_ctx *c, const unsigned char *src, size_t n,
 	return own_chunks(c, src, n, aux, c->kcnt, own);
 }
 
+/* The meta block_begin_aux() returns, for the block_load() of it that
+ * keeps the chunks (too long to keep: that load forgets them). */
+static void keep_meta(struct gc_ctx *c, const unsigned char *m, size_t len)
+{
+	c->kfresh = len <= sizeof(c->kmeta);
+	if (c->kfresh) {
+		memcpy(c->kmeta, m, len);
+		c->kmeta_len = len;
+	}
+}
+
 static int gc_block_begin_aux(struct gt_codec_ctx *ctx, const void *src, size_t n,
 			      const struct gt_codec_aux *aux, void *meta, size_t meta_cap,
 			      size_t *meta_len_ret)
@@ -481,11 +481,7 @@ static int gc_block_begin_aux(struct gt_codec_ctx *ctx, const void *src, size_t 
 	v.step = 0;
 	GT_TRY(own_or_below(c, src, n, aux, *meta_len_ret, meta_cap, &v, &own, &below));
 	if (!below) {
-		if (*meta_len_ret <= sizeof(c->kmeta)) {
-			memcpy(c->kmeta, meta, *meta_len_ret);
-			c->kmeta_len = *meta_len_ret;
-			c->kfresh = 1;
-		}
+		keep_meta(c, m, *meta_len_ret);
 		/* near: huffexp's bytes as coded (ties keep gcomp) */
 		if (!c->kdefer)
 			GT_TRY(hx_below(c, src, n, &v, own + *meta_len_ret, meta_cap, &below));
@@ -499,11 +495,7 @@ static int gc_block_begin_aux(struct gt_codec_ctx *ctx, const void *src, size_t 
 	m[0] ^= GC_FALL_FLIP;
 	*meta_len_ret = v.hlen;
 	c->fall = 1;
-	c->kfresh = v.hlen <= sizeof(c->kmeta);
-	if (c->kfresh) {
-		memcpy(c->kmeta, m, v.hlen);
-		c->kmeta_len = v.hlen;
-	}
+	keep_meta(c, m, v.hlen);
 	return 0;
 }
 

@@ -176,12 +176,12 @@ int gc_encode_chunk(struct gc_ctx *c, const void *src, size_t n,
 int gc_chunk_levels(struct gc_ctx *c, const void *src, size_t n,
 		    const struct gt_codec_aux *aux, uint64_t *cnt);
 size_t gc_chunk_fixed(const struct gc_ctx *c, size_t n, const uint64_t *cnt);
+int gc_chunk_write(struct gc_ctx *c, size_t n, const uint64_t *cnt, void *dst,
+		   size_t dst_cap, size_t *dst_len_ret);
 /* gcomp_fall.c: bounds on the bytes of a block's one chunk between
  * those steps (its table just built from it); *@hi UINT64_MAX: none */
 void gc_own_bounds(const struct gc_ctx *c, size_t n, const uint64_t *cnt, uint64_t *lo,
 		   uint64_t *hi);
-int gc_chunk_write(struct gc_ctx *c, size_t n, const uint64_t *cnt, void *dst,
-		   size_t dst_cap, size_t *dst_len_ret);
 
 /* gcomp_fall.c: the inner huffexp context of @c (gc_new), freed with
  * the rest of the fallback's memory (gc_free) */

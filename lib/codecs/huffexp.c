@@ -91,7 +91,7 @@
  * rule of gt_codec.h), by the context that ran it.
  */
 
-/* The f32 encode table from c->enc[]. */
+/* The f32 encode table's entry of c->enc[] word @e. */
 static uint64_t enc32_of(const struct hx_ctx *c, uint64_t e)
 {
 	if (e >> 41)
@@ -99,16 +99,11 @@ static uint64_t enc32_of(const struct hx_ctx *c, uint64_t e)
 	return (e & 0xffffffff) << 32 | (e >> 32 & 0xff) | (e >> 40 & 1 ? c->mstride << 8 : 0);
 }
 
-/* x = sign and exponent, | 512 for ±0.0: either sign has the entry of
- * its exponent, and of 512-1023 only 512 (+0.0) and 768 (-0.0) occur
- * (the others, never used, are set once) */
+/* The f32 encode table from c->enc[]: x = sign and exponent, | 512 for
+ * ±0.0; either sign has the entry of its exponent, and of 512-1023 only
+ * 512 (+0.0) and 768 (-0.0) occur (the others are set by init_f32()) */
 static void prepare_enc32(struct hx_ctx *c)
 {
-	if (!c->enc32_once) {
-		for (unsigned x = 512; x < 1024; x++)
-			c->enc32[x] = HX_E_BAD;
-		c->enc32_once = 1;
-	}
 	for (unsigned x = 0; x < 256; x++)
 		c->enc32[x] = c->enc32[x + 256] = enc32_of(c, c->enc[x]);
 	c->enc32[512] = enc32_of(c, c->enc[GT_HUFF_ZERO(8)]);
@@ -138,9 +133,12 @@ static int prepare(struct hx_ctx *c)
 	return 0;
 }
 
-/* The f32 symbol words (dsym), which no table changes. */
-static void init_dsym(struct hx_ctx *c)
+/* The f32 entries that no table changes: the symbol words (dsym), and
+ * the encode table's indices that no value has (prepare_enc32()). */
+static void init_f32(struct hx_ctx *c)
 {
+	for (unsigned x = 513; x < 1024; x++)
+		c->enc32[x] = HX_E_BAD;
 	for (unsigned s = 0; s < 256; s++)
 		c->dsym[s] = (uint64_t)s << 24 | UINT64_C(0xffffff) << 32;
 	c->dsym[GT_HUFF_ZERO(8)] = 0;
@@ -176,7 +174,7 @@ static int hx_new(const struct gt_codec_params *p, const struct gt_kv *kv,
 	gt_zs_init(&c->zs);
 	gt_pal_init(&c->pal);
 	if (c->dt == GT_DT_F32)
-		init_dsym(c);
+		init_f32(c);
 	if (p->table) {
 		c->fixed = 1;
 		rc = gt_huff_load(&c->table, p->table, p->table_len, GT_HUFF_STATIC);

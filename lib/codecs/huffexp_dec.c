@@ -28,16 +28,9 @@ int hx_prepare_dec(struct hx_ctx *c, size_t n)
 {
 	GT_TRY(gt_huff_lut_fit(&c->table, c->lut, GT_HUFF_LUT_MAX, &c->lbits));
 	c->mbits = 0;
-	if (c->dt == GT_DT_F32) {
-		const unsigned B = gt_huff_mlut_bits(n, c->lbits, HX_MBITS);
-		struct gt_huff_mcode mc[GT_HUFF_NZERO(8) + 1];
-
-		if (B)
-			gt_huff_mlut_fill(c->mlut, B, mc,
-					  gt_huff_mcodes(&c->table, GT_HUFF_NZERO(8), B, mc),
-					  mlut_word, NULL, 6);
-		c->mbits = B;
-	}
+	if (c->dt == GT_DT_F32)
+		c->mbits = gt_huff_mlut_make(&c->table, n, c->lbits, HX_MBITS, c->mlut,
+					     mlut_word, NULL, 6);
 	c->dec_ready = 1;
 	return 0;
 }

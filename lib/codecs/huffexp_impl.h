@@ -70,7 +70,6 @@ struct hx_ctx {
 	uint16_t lut[GT_HUFF_LUT_MAX];
 	/* f32 encode, by u >> 23 | (u is ±0.0) << 9: HX_E_* entries */
 	uint64_t enc32[1024];
-	int enc32_once; /* its entries that no table changes are set */
 	/* f32 decode per symbol: the value rotated left by one without its
 	 * mantissa word, | the mask of that word << 32 (0: no mantissa);
 	 * the same for every table, filled by hx_new() */

@@ -642,6 +642,67 @@ GC_INLINE void put_codes(struct gt_bitw_fast *f, __m512i pr)
 		gt_bitw_fast_put(f, _bzhi_u64(q[k], 58), (unsigned)(q[k] >> 58));
 }
 
+/* The lanes of @x moved up by D (lane i gets lane i - D), lanes below D
+ * from @fill. */
+#define GC_UP64(x, fill, D) _mm512_alignr_epi64((x), (fill), 8 - (D))
+
+/* One step of put_pairs()'s scan: the lanes D apart that start in the same
+ * word joined. */
+#define GC_SCAN_OR(lo, q, D)                                                              \
+	((lo) = _mm512_mask_or_epi64(                                                      \
+		 (lo), _mm512_cmpeq_epi64_mask((q), GC_UP64((q), _mm512_set1_epi64(-1), D)),   \
+		 (lo), GC_UP64((lo), _mm512_setzero_si512(), D)))
+
+/*
+ * The eight pairs @pr (pair_up(), widths <= 48, in value order) into @f
+ * at once: the same bits as a put of each.  A pair's place in the string
+ * is the sum of the widths before it (a prefix sum across the lanes); it
+ * goes into the 64-bit word where it starts, and its high bits spill
+ * into the next.  The pairs that start in one word are ORed together by
+ * a scan over lanes in the same word; the last of them, the only one
+ * that can spill, gives that word and the next one's spill.  No pair is
+ * 64 bits wide, so every word up to the last has a pair that starts in
+ * it, and the words come out in order.  The string does not wait for the
+ * writer: only its shift by the pending bits does.  Needs 64 bytes of
+ * room at f->ptr.
+ */
+GC_INLINE void put_pairs(struct gt_bitw_fast *f, __m512i pr)
+{
+	const __m512i zero = _mm512_setzero_si512(), m63 = _mm512_set1_epi64(63);
+	const __m512i v = _mm512_and_si512(pr, _mm512_set1_epi64((long long)(UINT64_MAX >> 6)));
+	const __m512i w = _mm512_srli_epi64(pr, 58);
+	const unsigned nb = f->nb;
+	__m512i o = w, q, s, lo, hi, b, y;
+	__mmask8 last;
+	unsigned e;
+
+	o = _mm512_add_epi64(o, GC_UP64(o, zero, 1));
+	o = _mm512_add_epi64(o, GC_UP64(o, zero, 2));
+	o = _mm512_add_epi64(o, GC_UP64(o, zero, 4));
+	e = nb + (unsigned)_mm_extract_epi64(_mm512_extracti32x4_epi32(o, 3), 1);
+	o = _mm512_sub_epi64(o, w); /* where each pair starts */
+	q = _mm512_srli_epi64(o, 6);
+	s = _mm512_and_si512(o, m63);
+	lo = _mm512_sllv_epi64(v, s);
+	hi = _mm512_srlv_epi64(v, _mm512_sub_epi64(_mm512_set1_epi64(64), s));
+	GC_SCAN_OR(lo, q, 1);
+	GC_SCAN_OR(lo, q, 2);
+	GC_SCAN_OR(lo, q, 4);
+	last = _mm512_cmpneq_epi64_mask(q, _mm512_alignr_epi64(_mm512_set1_epi64(-1), q, 1));
+	b = _mm512_or_si512(_mm512_maskz_compress_epi64(last, lo),
+			    GC_UP64(_mm512_maskz_compress_epi64(last, hi), zero, 1));
+	/* b << nb as one 512-bit number, the pending bits below */
+	y = _mm512_or_si512(_mm512_sllv_epi64(b, _mm512_set1_epi64(nb)),
+			    _mm512_srlv_epi64(GC_UP64(b, zero, 1), _mm512_set1_epi64(64 - nb)));
+	y = _mm512_or_si512(y, _mm512_zextsi128_si512(_mm_cvtsi64_si128((long long)f->acc)));
+	_mm512_storeu_si512(f->ptr, y);
+	f->ptr += e >> 3;
+	f->nb = e & 7;
+	/* the byte where the string ends: its bits past the end are zero */
+	f->acc = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(
+			 _mm512_permutexvar_epi64(_mm512_set1_epi64(e >> 6), y))) >> (e & 56);
+}
+
 /* The values at @i in lanes @live (the others are none): codes, the
  * carriers' levels, words. */
 GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint8_t *lv,
@@ -687,25 +748,7 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 		put_words24(mw, w, mm); /* every carrier at level 0 */
 		return;
 	}
-	{
-		/* to general registers by extracts: loads of what a 512-bit
-		 * store has just written wait for it (no forwarding) */
-		const __m512i pr = pair_up(w, _mm512_maskz_permutexvar_epi32(mm, l, wdv));
-		__m128i x[4];
-
-		x[0] = _mm512_castsi512_si128(pr);
-		x[1] = _mm512_extracti32x4_epi32(pr, 1);
-		x[2] = _mm512_extracti32x4_epi32(pr, 2);
-		x[3] = _mm512_extracti32x4_epi32(pr, 3);
-		GC_UNROLL
-		for (int k = 0; k < 4; k++) {
-			const uint64_t a = (uint64_t)_mm_cvtsi128_si64(x[k]);
-			const uint64_t b = (uint64_t)_mm_extract_epi64(x[k], 1);
-
-			gt_bitw_fast_put(mw, _bzhi_u64(a, 58), (unsigned)(a >> 58));
-			gt_bitw_fast_put(mw, _bzhi_u64(b, 58), (unsigned)(b >> 58));
-		}
-	}
+	put_pairs(mw, pair_up(w, _mm512_maskz_permutexvar_epi32(mm, l, wdv)));
 }
 
 /* The lanes of the (up to) @left values at @v that are +0.0. */

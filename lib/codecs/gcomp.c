@@ -1302,6 +1302,8 @@ static size_t enc_vec(const struct gc_ctx *c, size_t i, size_t n, struct gc_writ
 		ep.wd[l] = 24 - c->lev[l];
 	}
 	ep.w24 = ep.wd[0] == 24;
+	ep.rot = 0;
+	ep.bad = NULL;
 	cw = gt_bitw_fast_load(&w->cw);
 	mw = gt_bitw_fast_load(&w->mw);
 	lw = gt_bitw_fast_load(&w->lw);

@@ -87,6 +87,13 @@ size_t gc_avx512_levels(const struct gc_dplan *q, const struct gc_lparams *lp,
  * @runs whether runs of +0.0 are coded, @lstream whether levels are
  * written, @sh[l] and @wd[l] the dropped bits and word width of level l,
  * @run_code the RUN code (bits | length << 32, from gc_ctx.enc).
+ *
+ * huffexp's f32 chunks (mixed signs, whole mantissas) are the same
+ * tokens with every value at level 0 (@lv NULL) and the word of
+ * huffexp's layout (@rot: the value rotated left by one, its low 24
+ * bits); a symbol without a code has bit 23 of its entry set and a
+ * length of 0, and @bad, when not NULL, is set to whether any value
+ * coded had one (gcomp's level pass has checked, and passes NULL).
  */
 struct gc_eparams {
 	const uint32_t *ctab, *wtab; /* wtab: ctab[wbase .. wbase + 63] */
@@ -95,6 +102,8 @@ struct gc_eparams {
 	uint32_t zent[2], zc[2], zt;
 	int runs, lstream;
 	int w24; /* wd[0] is 24: the words of level 0 are packed 16 at once */
+	int rot;
+	int *bad;
 	unsigned sh[4], wd[4];
 };
 

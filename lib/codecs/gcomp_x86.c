@@ -704,8 +704,8 @@ GC_INLINE void put_pairs(struct gt_bitw_fast *f, __m512i pr)
 }
 
 /* The values at @i in lanes @live (the others are none): codes, the
- * carriers' levels, words. */
-GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint8_t *lv,
+ * carriers' levels, words.  Returns the lanes' code entries. */
+GC_INLINE __m512i enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint8_t *lv,
 		     size_t i, size_t left, __mmask16 live, __m512i shv, __m512i wdv,
 		     struct gt_bitw_fast *cw, struct gt_bitw_fast *mw, struct gt_bitw_fast *lw)
 {
@@ -719,7 +719,8 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 	const __mmask16 zp = _mm512_cmpeq_epi32_mask(u, zero) & zm;
 	const __mmask16 mm = (__mmask16)(~zm | (ep->zc[0] ? zp : 0) | (ep->zc[1] ? zm & ~zp : 0)) &
 			     live;
-	const __m128i lb = left >= 16 ? _mm_loadu_si128((const __m128i *)(const void *)(lv + i)) :
+	const __m128i lb = !lv	       ? _mm_setzero_si128() :
+			   left >= 16 ? _mm_loadu_si128((const __m128i *)(const void *)(lv + i)) :
 					_mm_maskz_loadu_epi8(live, lv + i);
 	const __m512i l = _mm512_cvtepu8_epi32(lb);
 	/* ±0.0 (zm) takes its own code below */
@@ -729,10 +730,15 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 	ce = _mm512_mask_mov_epi32(ce, zp, _mm512_set1_epi32((int)ep->zent[0]));
 	ce = _mm512_maskz_mov_epi32(live, _mm512_mask_mov_epi32(ce, zm & ~zp,
 								  _mm512_set1_epi32((int)ep->zent[1])));
-	/* the word: (sign << 23 | mantissa) >> dropped bits, carriers only */
-	w = _mm512_or_si512(_mm512_slli_epi32(_mm512_srli_epi32(u, 31), 23),
-			    _mm512_and_si512(u, _mm512_set1_epi32(0x7fffff)));
-	w = _mm512_maskz_srlv_epi32(mm, w, _mm512_permutexvar_epi32(l, shv));
+	/* the word: (sign << 23 | mantissa) >> dropped bits, carriers only
+	 * (huffexp: mantissa << 1 | sign) */
+	if (ep->rot) {
+		w = _mm512_maskz_and_epi32(mm, _mm512_rol_epi32(u, 1), _mm512_set1_epi32(0xffffff));
+	} else {
+		w = _mm512_or_si512(_mm512_slli_epi32(_mm512_srli_epi32(u, 31), 23),
+				    _mm512_and_si512(u, _mm512_set1_epi32(0x7fffff)));
+		w = _mm512_maskz_srlv_epi32(mm, w, _mm512_permutexvar_epi32(l, shv));
+	}
 	/* out through memory: loads take no vector port, extracts would */
 	put_codes(cw, pair_up(_mm512_and_si512(ce, _mm512_set1_epi32(0xffffff)),
 			      _mm512_srli_epi32(ce, 24)));
@@ -744,11 +750,11 @@ GC_INLINE void enc16(const struct gc_eparams *ep, const uint32_t *cv, const uint
 					       _pdep_u64(mm, 0x55555555) * 3),
 				 2 * (unsigned)__builtin_popcount(mm));
 	}
-	if (ep->w24 && !_mm_mask_test_epi8_mask(mm, lb, lb)) {
+	if (ep->w24 && !_mm_mask_test_epi8_mask(mm, lb, lb))
 		put_words24(mw, w, mm); /* every carrier at level 0 */
-		return;
-	}
-	put_pairs(mw, pair_up(w, _mm512_maskz_permutexvar_epi32(mm, l, wdv)));
+	else
+		put_pairs(mw, pair_up(w, _mm512_maskz_permutexvar_epi32(mm, l, wdv)));
+	return ce;
 }
 
 /* The lanes of the (up to) @left values at @v that are +0.0. */
@@ -802,6 +808,7 @@ GC_TARGET size_t gc_avx512_encode(const struct gc_eparams *ep, const uint32_t *c
 	const __m512i wdv = _mm512_setr_epi32((int)wd[0], (int)wd[1], (int)wd[2], (int)wd[3],
 					      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 	struct gt_bitw_fast c = *cw, m = *mw, l = *lw;
+	__m512i codes = _mm512_setzero_si512(); /* their OR, for ep->bad */
 
 	while (i < n && cend - c.ptr >= 128 && mend - m.ptr >= 128 && lend - l.ptr >= 128) {
 		const size_t left = n - i;
@@ -820,7 +827,8 @@ GC_TARGET size_t gc_avx512_encode(const struct gc_eparams *ep, const uint32_t *c
 			live &= (__mmask16)(r ? (1u << __builtin_ctz(r)) - 1 : 0xffff);
 		}
 		if (live)
-			enc16(ep, cv, lv, i, left, live, shv, wdv, &c, &m, &l);
+			codes = _mm512_or_si512(codes, enc16(ep, cv, lv, i, left, live, shv, wdv,
+							     &c, &m, &l));
 		if (!r) {
 			i += left < 16 ? left : 16;
 			continue;
@@ -836,6 +844,8 @@ GC_TARGET size_t gc_avx512_encode(const struct gc_eparams *ep, const uint32_t *c
 	*cw = c;
 	*mw = m;
 	*lw = l;
+	if (ep->bad)
+		*ep->bad = _mm512_test_epi32_mask(codes, _mm512_set1_epi32(1 << 23)) != 0;
 	return i;
 }
 

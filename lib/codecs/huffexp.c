@@ -8,6 +8,7 @@
 #include "../gt_chunk.h"
 #include "../gt_huff.h"
 #include "../gt_zstruct.h"
+#include "gcomp_simd.h"
 #include "huffexp_impl.h"
 #include "../banned.h"
 
@@ -108,6 +109,43 @@ static void prepare_enc32(struct hx_ctx *c)
 		c->enc32[x] = c->enc32[x + 256] = enc32_of(c, c->enc[x]);
 	c->enc32[512] = enc32_of(c, c->enc[GT_HUFF_ZERO(8)]);
 	c->enc32[768] = enc32_of(c, c->enc[GT_HUFF_NZERO(8)]);
+	c->vec_ready = 0;
+}
+
+/* The token kernel's entry of enc32 entry @e (struct gc_eparams). */
+static uint32_t ctab_of(uint64_t e)
+{
+	return e & HX_E_BAD ? UINT32_C(1) << 23 : (uint32_t)HX_E_CODE(e) | HX_E_LEN(e) << 24;
+}
+
+/* Whether the next f32 chunk is coded with gcomp's token kernel: at
+ * stride 3 with isa avx512, where every exponent with a code carries a
+ * word (prepare_vec() checks). */
+static int use_vec(const struct hx_ctx *c)
+{
+	return c->mstride == 3 && c->base.isa == GT_ISA_AVX512 && c->vec_cpu;
+}
+
+/* The token kernel's tables from enc32; vec_ready stays 0 where an
+ * exponent's entry has a code but no word, which the kernel cannot code. */
+static void prepare_vec(struct hx_ctx *c)
+{
+	unsigned hi = 0;
+	int ok = 1;
+
+	for (unsigned x = 0; x < 256; x++) {
+		const uint64_t e = c->enc32[x];
+
+		c->ctab[x] = ctab_of(e);
+		if (!(e & HX_E_BAD)) {
+			ok &= HX_E_ADV(e) == 3;
+			hi = x >= 1 && x <= 254 ? x : hi;
+		}
+	}
+	/* the highest exponent (1-254) with a code ends the window */
+	c->wbase = hi > 63 ? hi - 63 : 0;
+	memcpy(c->wtab, c->ctab + c->wbase, sizeof(c->wtab));
+	c->vec_ready = ok;
 }
 
 /* Fill the encode tables of the installed c->table (lazily: decoders
@@ -173,8 +211,10 @@ static int hx_new(const struct gt_codec_params *p, const struct gt_kv *kv,
 	c->row_len = p->row_len;
 	gt_zs_init(&c->zs);
 	gt_pal_init(&c->pal);
-	if (c->dt == GT_DT_F32)
+	if (c->dt == GT_DT_F32) {
 		init_f32(c);
+		c->vec_cpu = gc_isa_runs(GC_ISA_AVX512);
+	}
 	if (p->table) {
 		c->fixed = 1;
 		rc = gt_huff_load(&c->table, p->table, p->table_len, GT_HUFF_STATIC);
@@ -254,6 +294,7 @@ static int set_mode(struct hx_ctx *c, unsigned b)
 		stride = k ? 1 : 3;
 	if (stride != c->mstride) {
 		c->mstride = stride;
+		c->vec_ready = 0;
 		if (c->enc_ready && stride)
 			prepare_enc32(c);
 	}
@@ -990,6 +1031,49 @@ static size_t enc_f32(const struct hx_ctx *c, const unsigned char *src,
 }
 
 
+/*
+ * The f32 values at stride 3 from the first on, sixteen at a time, by
+ * gcomp's AVX-512 token kernel (gcomp_simd.h): the same tokens, every
+ * value at level 0, words rotated as huffexp lays them out, and no level
+ * stream.  Stops where a stream has less than 128 bytes of room; returns
+ * where.  *@bad_ret: a value had no code.
+ */
+static size_t enc_vec(const struct hx_ctx *c, const unsigned char *src, size_t n,
+		      struct gt_bitw *cw, struct gt_bitw *mw, int *bad_ret)
+{
+	static unsigned char none[128]; /* the level stream, never written */
+	struct gt_bitw_fast f = gt_bitw_fast_load(cw), m = gt_bitw_fast_load(mw);
+	struct gt_bitw_fast l = { 0, 0, none };
+	struct gc_eparams ep;
+	size_t i;
+
+	for (unsigned s = 0; s < 2; s++) {
+		const uint64_t e = c->enc32[512 + 256 * s];
+
+		ep.zent[s] = ctab_of(e);
+		ep.zc[s] = HX_E_ADV(e) != 0;
+	}
+	ep.ctab = c->ctab;
+	ep.wtab = c->wtab;
+	ep.wbase = c->wbase;
+	ep.run_code = c->enc[GT_HUFF_RUN(8)];
+	ep.zt = 1;
+	ep.runs = c->runs;
+	ep.lstream = 0;
+	ep.w24 = 1;
+	ep.rot = 1;
+	ep.bad = bad_ret;
+	for (int k = 0; k < 4; k++) {
+		ep.sh[k] = 0;
+		ep.wd[k] = 24;
+	}
+	i = gc_avx512_encode(&ep, (const uint32_t *)(const void *)src, NULL, 0, n, &f, cw->end,
+			     &m, mw->end, &l, none + sizeof(none));
+	gt_bitw_fast_store(&f, cw);
+	gt_bitw_fast_store(&m, mw);
+	return i;
+}
+
 /* The values of one part (or of a chunk): the mantissa stream of
  * exactly @mbytes at @mdst, the code stream at @cdst (*@clen_ret bytes). */
 static int enc_part(const struct hx_ctx *c, const unsigned char *src, size_t n,
@@ -1004,9 +1088,12 @@ static int enc_part(const struct hx_ctx *c, const unsigned char *src, size_t n,
 	gt_bitw_init(&cw, cdst, ccap);
 	if (c->mstride) {
 		uint64_t bad;
+		int vbad = 0;
 
-		i = enc_f32(c, src, n, &cw, &mw, &bad);
-		if (bad & HX_E_BAD)
+		if (use_vec(c) && c->vec_ready)
+			i = enc_vec(c, src, n, &cw, &mw, &vbad);
+		i += enc_f32(c, src + 4 * i, n - i, &cw, &mw, &bad);
+		if ((bad & HX_E_BAD) || vbad)
 			return GT_ERR(INVAL); /* no code and no ESC */
 	}
 	rc = enc_generic(c, src, i, n, &cw, &mw);
@@ -1074,6 +1161,8 @@ static int enc_plain(struct hx_ctx *c, const void *src, size_t n,
 		return GT_ERR(INVAL);
 	if (!c->enc_ready)
 		prepare_enc(c);
+	if (use_vec(c) && !c->vec_ready)
+		prepare_vec(c);
 	if (split_chunk(c, n))
 		return enc_split(c, src, n, out, dst_cap, dst_len_ret);
 	mcount = count_carriers(c, src, n);

@@ -70,6 +70,13 @@ struct hx_ctx {
 	uint16_t lut[GT_HUFF_LUT_MAX];
 	/* f32 encode, by u >> 23 | (u is ±0.0) << 9: HX_E_* entries */
 	uint64_t enc32[1024];
+	/* f32 encode at stride 3 by gcomp's AVX-512 token kernel
+	 * (gcomp_simd.h): per exponent, code | length << 24 (1 << 23: no
+	 * code), the 64 from wbase on; made from enc32 when vec_ready is 0 */
+	uint32_t ctab[256], wtab[64];
+	unsigned wbase;
+	int vec_ready;
+	int vec_cpu; /* the CPU runs that kernel */
 	/* f32 decode per symbol: the value rotated left by one without its
 	 * mantissa word, | the mask of that word << 32 (0: no mantissa);
 	 * the same for every table, filled by hx_new() */

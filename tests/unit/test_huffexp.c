@@ -919,6 +919,82 @@ static void test_split_isa(void)
 	free(v);
 }
 
+/* The meta of the @bn f32 values at @bv and the chunk of the @n at @v,
+ * with @isa, by a context made with @opts (and the static table @tb of
+ * @tlen bytes if @tlen), into *@out (malloc'ed; its length returned);
+ * the encode returns @want.  *@out is NULL where @isa cannot run here. */
+static size_t isa_chunk(int isa, const char *opts, const unsigned char *tb, size_t tlen,
+			const uint32_t *bv, size_t bn, const uint32_t *v, size_t n, int want,
+			unsigned char **out)
+{
+	struct gt_codec_ctx *e;
+	size_t mlen = 0, len = 0, cap;
+
+	*out = NULL;
+	if (!gt_isa_usable((enum gt_isa)isa))
+		return 0;
+	e = mk(GT_DT_F32, opts, tlen ? tb : NULL, tlen);
+	gt_codec_set_isa(e, (enum gt_isa)isa);
+	cap = GT_CODEC_META_MAX + gt_codec_bound(e, n);
+	*out = malloc(cap);
+	CHECK_RC(gt_codec_block_begin(e, bv, bn, *out, GT_CODEC_META_MAX, &mlen), 0);
+	CHECK_RC(gt_codec_encode(e, v, n, *out + mlen, cap - mlen, &len), want);
+	gt_codec_free(e);
+	return mlen + len;
+}
+
+/*
+ * Plain f32 chunks (fewer than 8192 values: the vector kernel's own
+ * loop, then the scalar tail) have the bytes of the portable loops on
+ * every isa: exponents out of the kernel's window, runs at every offset,
+ * -0.0 with and without a word, a static table's escapes, codes of up
+ * to 15 bits.  A value without a code is refused on every isa.
+ */
+static void test_plain_isa(void)
+{
+	static const size_t ns[] = { 100, 999, 4096, 8191 };
+	static const int kinds[] = { 8, 4, 7, 2, 1, 8 };
+	const char *opts[] = { "", "method=gcomp,maxlen=6", "method=pm,maxlen=15", "" };
+	uint32_t *v = malloc(4 * 8191), *w = malloc(4 * 8191);
+	unsigned char tb[GT_HUFF_SAVE_MAX], *out;
+	size_t tlen;
+
+	fill(w, GT_DT_F32, 2000, 8);
+	tlen = static_table(w, 2000, 12, tb);
+	for (unsigned t = 0; t < 4; t++) {
+		for (size_t k = 0; k < sizeof(ns) / sizeof(ns[0]); k++) {
+			for (unsigned kind = 0; kind < 6; kind++) {
+				const size_t n = ns[k];
+				unsigned char *ref = NULL;
+				size_t reflen = 0, len;
+
+				fill(v, GT_DT_F32, n, kinds[kind]);
+				if (kind == 5) /* runs of 7 to 40 at every offset */
+					for (size_t j = k; j + 40 < n; j += 61)
+						memset(v + j, 0, 4 * (7 + j % 34));
+				for (int isa = 0; isa <= GT_ISA_LAST; isa++) {
+					len = isa_chunk(isa, opts[t], tb, t == 3 ? tlen : 0, v, n, v,
+							n, 0, &out);
+					if (out)
+						CHECK_SAME_BYTES(ref, reflen, out, len);
+				}
+				free(ref);
+			}
+		}
+	}
+	/* a table of subnormals, and values it has no code for among the
+	 * first (where the vector loop runs) */
+	fill(w, GT_DT_F32, 4096, 2);
+	memcpy(v, w, 4 * 4096);
+	fill(v + 50, GT_DT_F32, 1, 6);
+	for (int isa = 0; isa <= GT_ISA_LAST; isa++) {
+		(void)isa_chunk(isa, "", NULL, 0, w, 4096, v, 4096, GT_ERR(INVAL), &out);
+		free(out);
+	}
+	free(v);
+	free(w);
+}
+
 /* Decode @len bytes at @src (@n values) with @dec on every isa the CPU
  * runs: each gives the same verdict, and when it decodes, the same values
  * (into *@out, malloc'ed, NULL when none decodes).  Returns the verdict. */
@@ -1051,6 +1127,7 @@ int main(int argc, char **argv)
 	RUN(test_split_layout);
 	RUN(test_split_corrupt);
 	RUN(test_split_isa);
+	RUN(test_plain_isa);
 	RUN(test_walk);
 	RUN(test_options);
 	RUN(test_zero_structure);

@@ -102,7 +102,9 @@ size_t gt_codec_bound(const struct gt_codec_ctx *ctx, size_t n);
  * return 0 bytes and accept 0 bytes.  The chunks a context then encodes
  * for that block must be read from the memory block_begin was given,
  * unchanged: a codec may remember what it learnt of them there (gcomp:
- * that no value is subnormal) until the next block_begin.
+ * that no value is subnormal; huffexp: how many carry a mantissa word)
+ * until the next block_begin.  Changed values give an error or bytes
+ * that do not decode to them, never a write out of bounds.
  * @return 0, GT_ERR(DST_TOO_SMALL), GT_ERR(CORRUPT) (load of bad meta).
  */
 #define GT_CODEC_META_MAX 8192

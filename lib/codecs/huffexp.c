@@ -636,6 +636,7 @@ static int plain_begin(struct hx_ctx *c, const void *src, size_t n,
 	size_t tlen = 0;
 
 	*meta_len_ret = 0;
+	c->hsrc = NULL;
 	if (meta_cap < 1)
 		return GT_ERR(DST_TOO_SMALL);
 	if (!c->fixed) {
@@ -651,6 +652,10 @@ static int plain_begin(struct hx_ctx *c, const void *src, size_t n,
 		} else {
 			gt_huff_hist_init(&c->hist, c->dt);
 			gt_huff_hist_isa(&c->hist, src, n, c->base.isa);
+		}
+		if (!c->zmode) {
+			c->hsrc = src;
+			c->hn = n;
 		}
 		GT_TRY(gt_huff_build(&c->table, &c->hist, c->maxlen, c->method, 0));
 		GT_TRY(gt_huff_save(&c->table, m + 1, meta_cap - 1, &tlen));
@@ -683,6 +688,7 @@ static int hx_block_begin(struct gt_codec_ctx *ctx, const void *src, size_t n,
 
 	*meta_len_ret = 0;
 	c->hint = NULL;
+	c->hsrc = NULL; /* the trials below count into c->hist */
 	c->zsrc = src;
 	c->zn = n;
 	c->zbegun = 1;
@@ -827,14 +833,20 @@ static size_t count_f32(const unsigned char *p, size_t n, size_t *pz_ret)
 	return nz;
 }
 
-/* Values of @src carrying a sign and mantissa with the installed table. */
+/* Values of @src carrying a sign and mantissa with the installed table:
+ * those that are not ±0.0, and ±0.0 where its token carries one.  The
+ * block's histogram has the counts when the chunk is the whole block
+ * (a value is +0.0 counted as ZERO or inside a run, -0.0 as NZERO). */
 static size_t count_carriers(const struct hx_ctx *c, const void *src, size_t n)
 {
 	const unsigned eb = gt_dtype_exp_bits(c->dt);
 	const uint64_t mag = (UINT64_C(1) << (eb + gt_dtype_man_bits(c->dt))) - 1;
 	size_t nz = 0, pz = 0;
 
-	if (c->dt == GT_DT_F32) {
+	if (src == c->hsrc && n == c->hn && c->hist.n == n) {
+		pz = (size_t)(c->hist.count[GT_HUFF_ZERO(eb)] + c->hist.run_zeros);
+		nz = n - pz - (size_t)c->hist.count[GT_HUFF_NZERO(eb)];
+	} else if (c->dt == GT_DT_F32) {
 		nz = count_f32(src, n, &pz);
 	} else {
 		for (size_t i = 0; i < n; i++) {

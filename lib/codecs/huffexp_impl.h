@@ -108,6 +108,11 @@ struct hx_ctx {
 	size_t pbuf_cap;
 	/* the next block_begin's values' histogram, given (gcomp) */
 	const struct gt_huff_hist *hint;
+	/* hist counts the hn values at hsrc (a plain block's own, or the
+	 * hint): a chunk that is the whole block takes its carrier count
+	 * from it; NULL: none */
+	const void *hsrc;
+	size_t hn;
 };
 
 

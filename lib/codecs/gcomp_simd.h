@@ -94,6 +94,9 @@ size_t gc_avx512_levels(const struct gc_dplan *q, const struct gc_lparams *lp,
  * bits); a symbol without a code has bit 23 of its entry set and a
  * length of 0, and @bad, when not NULL, is set to whether any value
  * coded had one (gcomp's level pass has checked, and passes NULL).
+ * Only gc_avx512_encode() takes these three: with AVX2 the same was
+ * slower than huffexp's scalar loop (gc_avx2_encode() needs @rot 0,
+ * @bad NULL and @lv).
  */
 struct gc_eparams {
 	const uint32_t *ctab, *wtab; /* wtab: ctab[wbase .. wbase + 63] */

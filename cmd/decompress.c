@@ -127,8 +127,11 @@ struct state {
 	struct gt_group_info *pend;
 	unsigned char *sent;
 	size_t npend;
-	/* one tensor to stdout from a pipe: held until EOF proves it alone */
-	int hold;
+	/* one tensor to stdout from a pipe: held until EOF proves it alone,
+	 * or a raw one until HOLD_MAX bytes, then written as it comes
+	 * (released: a second tensor is refused after the first's bytes) */
+	int hold, released;
+	size_t hold_max;
 	struct gt_tensor_info held;
 	unsigned char *buf;
 	size_t len, cap;
@@ -191,6 +194,29 @@ static int hold_info(struct state *s, const struct gt_tensor_info *t, struct gt_
 	return 0;
 }
 
+/*
+ * The most bytes of a raw tensor held for standard output from a pipe:
+ * a trace of small tensors is still refused before a byte is written,
+ * and a large tensor streams in bounded memory (a .npy header needs the
+ * count, which a stream gives only at its end: .npy is held whole).
+ */
+#define HOLD_MAX ((size_t)64 << 20)
+
+/* Write the held tensor's begin and values, and stream from here on. */
+static int release(struct state *s, struct gt_diag *d)
+{
+	const size_t w = gt_dtype_size(s->held.dtype);
+
+	s->hold = 0;
+	s->released = 1;
+	GT_TRY(sink_rc(s, gt_sink_begin(s->sink, &s->held, d)));
+	GT_TRY(sink_rc(s, gt_sink_write(s->sink, s->buf, s->len / w, d)));
+	free(s->buf);
+	s->buf = NULL;
+	s->len = s->cap = 0;
+	return 0;
+}
+
 static int on_tensor(void *arg, const struct gt_gtz_tensor *t, struct gt_diag *d)
 {
 	struct state *s = arg;
@@ -201,7 +227,7 @@ static int on_tensor(void *arg, const struct gt_gtz_tensor *t, struct gt_diag *d
 		s->hit[i] |= gt_tensor_match(t->info.name, &o->c.datasets[i], 1);
 	if (s->skip)
 		return 0;
-	if (s->hold && s->nsel)
+	if ((s->hold || s->released) && s->nsel)
 		return gt_diag_set(d, GT_ERR(INVAL), "more than one tensor (%s, %s): "
 				   "standard output takes one; select it with -d PATTERN",
 				   s->held.name, t->info.name);
@@ -225,6 +251,10 @@ static int on_data(void *arg, const void *values, size_t n, struct gt_diag *d)
 	if (!s->hold)
 		return sink_rc(s, gt_sink_write(s->sink, values, n, d));
 	bytes = n * gt_dtype_size(s->held.dtype);
+	if (bytes > s->hold_max - s->len) {
+		GT_TRY(release(s, d));
+		return sink_rc(s, gt_sink_write(s->sink, values, n, d));
+	}
 	if (bytes > s->cap - s->len) {
 		s->cap = s->len + bytes > 2 * s->cap ? s->len + bytes : 2 * s->cap;
 		s->buf = xrealloc(s->buf, s->cap);
@@ -415,6 +445,7 @@ static int run_decompress(const struct decompress_opts *o, struct gt_filesum *su
 		goto out;
 	/* not listed: one tensor to stdout is held until the end shows it alone */
 	s.hold = rc == 1 && !strcmp(o->output, "-") && (k == GT_KIND_RAW || k == GT_KIND_NPY);
+	s.hold_max = k == GT_KIND_RAW ? HOLD_MAX : SIZE_MAX;
 	rc = gt_gtz_reader_open(f, o->threads, &s.r, &d);
 	if (rc < 0) {
 		rc = gt_error("%s: %s", o->input, d.msg);

@@ -153,6 +153,31 @@ header_crc() {
 	no_temp
 }
 
+@test "decompress: from a pipe to standard output, a large tensor streams in bounded memory" {
+	local rss
+	/usr/bin/python3 - <<'PY'
+import numpy as np
+rng = np.random.default_rng(3)
+g = (rng.standard_normal(20 << 20) * 1e-3).astype(np.float32)
+g[::7] = 0
+g.tofile("g.f32")
+np.savez("two.npz", a=g, b=g[:1000])
+PY
+	# 240 MiB through both pipes: the reader must not hold it
+	cat g.f32 g.f32 g.f32 | gtool compress -q --dtype f32 - -o - > s.gtz
+	/usr/bin/time -o rss.txt -f %M gtool decompress -q - -o - < <(cat s.gtz) > out.f32
+	cat g.f32 g.f32 g.f32 | cmp - out.f32
+	rss=$(tail -n 1 rss.txt)
+	echo "peak RSS $rss KiB"
+	[ "$rss" -lt 163840 ]
+	# a second tensor after more than 64 MiB of the first: refused then,
+	# the first one's bytes already out (a pipe cannot take them back)
+	gtool compress -q two.npz -o two.gtz
+	cat two.gtz | gtool decompress - -o - > out.raw 2> err.txt && false
+	[ "$(cat err.txt)" = "gtool decompress: -: more than one tensor (a, b): standard output takes one; select it with -d PATTERN" ]
+	cmp out.raw g.f32
+}
+
 @test "decompress: several tensors to standard output: refused before a byte is written" {
 	run -0 gtool compress -q "$SAMPLES/cnn_adam.h5" -o c.gtz
 	gtool decompress c.gtz -o - > out.raw 2> err.txt && false

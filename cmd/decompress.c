@@ -128,9 +128,10 @@ struct state {
 	unsigned char *sent;
 	size_t npend;
 	/* one tensor to stdout from a pipe: held until EOF proves it alone,
-	 * or a raw one until HOLD_MAX bytes, then written as it comes
-	 * (released: a second tensor is refused after the first's bytes) */
-	int hold, released;
+	 * or up to HOLD_MAX bytes where its header can be written (raw, or
+	 * .npy of a known count), then written as it comes (released: a
+	 * second tensor is refused after the first's bytes) */
+	int hold, released, npy;
 	size_t hold_max;
 	struct gt_tensor_info held;
 	unsigned char *buf;
@@ -195,10 +196,11 @@ static int hold_info(struct state *s, const struct gt_tensor_info *t, struct gt_
 }
 
 /*
- * The most bytes of a raw tensor held for standard output from a pipe:
- * a trace of small tensors is still refused before a byte is written,
- * and a large tensor streams in bounded memory (a .npy header needs the
- * count, which a stream gives only at its end: .npy is held whole).
+ * The most bytes of a tensor held for standard output from a pipe: a
+ * trace of small tensors is still refused before a byte is written, and
+ * a large tensor streams in bounded memory.  A .npy header needs the
+ * count: a tensor compressed from a stream has it only at its end, and
+ * is held whole.
  */
 #define HOLD_MAX ((size_t)64 << 20)
 
@@ -233,8 +235,10 @@ static int on_tensor(void *arg, const struct gt_gtz_tensor *t, struct gt_diag *d
 				   s->held.name, t->info.name);
 	s->nsel++;
 	s->dtype = t->info.dtype;
-	if (s->hold)
+	if (s->hold) {
+		s->hold_max = s->npy && t->info.count == GT_COUNT_UNKNOWN ? SIZE_MAX : HOLD_MAX;
 		return hold_info(s, &t->info, d);
+	}
 	GT_TRY(send_groups(s, t->info.name, d));
 	return sink_rc(s, gt_sink_begin(s->sink, &t->info, d));
 }
@@ -445,7 +449,7 @@ static int run_decompress(const struct decompress_opts *o, struct gt_filesum *su
 		goto out;
 	/* not listed: one tensor to stdout is held until the end shows it alone */
 	s.hold = rc == 1 && !strcmp(o->output, "-") && (k == GT_KIND_RAW || k == GT_KIND_NPY);
-	s.hold_max = k == GT_KIND_RAW ? HOLD_MAX : SIZE_MAX;
+	s.npy = k == GT_KIND_NPY;
 	rc = gt_gtz_reader_open(f, o->threads, &s.r, &d);
 	if (rc < 0) {
 		rc = gt_error("%s: %s", o->input, d.msg);

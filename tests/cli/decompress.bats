@@ -153,7 +153,7 @@ header_crc() {
 	no_temp
 }
 
-@test "decompress: from a pipe to standard output, a large tensor streams in bounded memory" {
+@test "decompress: from a pipe to standard output, a large raw or .npy tensor streams in bounded memory" {
 	local rss
 	/usr/bin/python3 - <<'PY'
 import numpy as np
@@ -170,6 +170,18 @@ PY
 	rss=$(tail -n 1 rss.txt)
 	echo "peak RSS $rss KiB"
 	[ "$rss" -lt 163840 ]
+	rm s.gtz out.f32
+	# .npy of a known count streams too: the same 240 MiB as one .npy
+	/usr/bin/python3 -c 'import numpy as np, sys; np.lib.format.write_array_header_1_0(sys.stdout.buffer, {"descr": "<f4", "fortran_order": False, "shape": (3 * (20 << 20),)})' > big.npy
+	cat g.f32 g.f32 g.f32 >> big.npy
+	gtool compress -q big.npy -o big.gtz
+	rm big.npy
+	/usr/bin/time -o rss.txt -f %M gtool decompress -q - --format npy -o - < <(cat big.gtz) > out.npy
+	/usr/bin/python3 -c 'import numpy as np; a = np.load("out.npy"); g = np.fromfile("g.f32", dtype="<f4"); assert a.dtype == "<f4" and a.shape == (3 * g.size,) and all((a[k * g.size:(k + 1) * g.size].view("<u4") == g.view("<u4")).all() for k in range(3))'
+	rss=$(tail -n 1 rss.txt)
+	echo ".npy: peak RSS $rss KiB"
+	[ "$rss" -lt 163840 ]
+	rm big.gtz out.npy
 	# a second tensor after more than 64 MiB of the first: refused then,
 	# the first one's bytes already out (a pipe cannot take them back)
 	gtool compress -q two.npz -o two.gtz

@@ -803,34 +803,14 @@ static int hx_block_load(struct gt_codec_ctx *ctx, const void *meta,
 
 /* ---- encoding ------------------------------------------------------------- */
 
-/* f32: values that are not ±0.0, and (*@pz_ret) those that are +0.0.
- * Fixed 64-value inner loops, which compilers vectorize at -O2. */
-static size_t count_f32(const unsigned char *p, size_t n, size_t *pz_ret)
+/* hx_count_f32() with the baseline's vectors (huffexp_x86.c has it with
+ * AVX-512's, for isa avx512). */
+static size_t count_f32(const struct hx_ctx *c, const unsigned char *p, size_t n,
+			size_t *pz_ret)
 {
-	size_t nz = 0, pz = 0, i = 0;
-
-	for (; n - i >= 64; i += 64) {
-		uint32_t a = 0, b = 0;
-
-		for (unsigned k = 0; k < 64; k++) {
-			uint32_t u;
-
-			memcpy(&u, p + 4 * (i + k), 4);
-			a += u << 1 != 0;
-			b += u == 0;
-		}
-		nz += a;
-		pz += b;
-	}
-	for (; i < n; i++) {
-		uint32_t u;
-
-		memcpy(&u, p + 4 * i, 4);
-		nz += u << 1 != 0;
-		pz += u == 0;
-	}
-	*pz_ret = pz;
-	return nz;
+	if (c->base.isa == GT_ISA_AVX512)
+		return hx_count_f32_avx512(p, n, pz_ret);
+	return hx_count_f32(p, n, pz_ret);
 }
 
 /* Values of @src carrying a sign and mantissa with the installed table:
@@ -847,7 +827,7 @@ static size_t count_carriers(const struct hx_ctx *c, const void *src, size_t n)
 		pz = (size_t)(c->hist.count[GT_HUFF_ZERO(eb)] + c->hist.run_zeros);
 		nz = n - pz - (size_t)c->hist.count[GT_HUFF_NZERO(eb)];
 	} else if (c->dt == GT_DT_F32) {
-		nz = count_f32(src, n, &pz);
+		nz = count_f32(c, src, n, &pz);
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			const uint64_t u = gt_fp_load(src, c->dt, i);

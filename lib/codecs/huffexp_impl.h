@@ -2,6 +2,8 @@
 #ifndef GT_HUFFEXP_IMPL_H
 #define GT_HUFFEXP_IMPL_H
 
+#include <string.h>
+
 #include "../codec_impl.h"
 #include "../gt_huff.h"
 #include "../gt_palette.h"
@@ -132,6 +134,43 @@ static inline size_t part_at(size_t n, unsigned j)
 {
 	return j == HX_SPLIT_S ? n : n / HX_SPLIT_S * j;
 }
+
+/* f32: values that are not ±0.0, and (*@pz_ret) those that are +0.0.
+ * Fixed 64-value inner loops, which compilers vectorize at -O2: inlined
+ * into count_f32() (huffexp.c) and, built for AVX-512, into
+ * hx_count_f32_avx512() (huffexp_x86.c). */
+static inline __attribute__((always_inline)) size_t
+hx_count_f32(const unsigned char *p, size_t n, size_t *pz_ret)
+{
+	size_t nz = 0, pz = 0, i = 0;
+
+	for (; n - i >= 64; i += 64) {
+		uint32_t a = 0, b = 0;
+
+		for (unsigned k = 0; k < 64; k++) {
+			uint32_t u;
+
+			memcpy(&u, p + 4 * (i + k), 4);
+			a += u << 1 != 0;
+			b += u == 0;
+		}
+		nz += a;
+		pz += b;
+	}
+	for (; i < n; i++) {
+		uint32_t u;
+
+		memcpy(&u, p + 4 * i, 4);
+		nz += u << 1 != 0;
+		pz += u == 0;
+	}
+	*pz_ret = pz;
+	return nz;
+}
+
+/* hx_count_f32() with AVX-512 (the caller checks the CPU has it: isa
+ * avx512); the baseline's where the build has no x86-64 targets. */
+size_t hx_count_f32_avx512(const unsigned char *p, size_t n, size_t *pz_ret);
 
 /* The decode tables of the installed table, first used on @n values
  * (huffexp_dec.c). */

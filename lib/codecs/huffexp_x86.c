@@ -185,11 +185,22 @@ GT_ISA_TARGET_AVX2 size_t hx_asm_f32_avx2(const uint16_t *sym, size_t cnt,
 	return i;
 }
 
+GT_ISA_TARGET_AVX512 size_t hx_count_f32_avx512(const unsigned char *p, size_t n,
+						size_t *pz_ret)
+{
+	return hx_count_f32(p, n, pz_ret);
+}
+
 #else
 
 int hx_asm_avx512_runs(void)
 {
 	return 0;
+}
+
+size_t hx_count_f32_avx512(const unsigned char *p, size_t n, size_t *pz_ret)
+{
+	return hx_count_f32(p, n, pz_ret);
 }
 
 size_t hx_asm_f32_avx2(const uint16_t *sym, size_t cnt, const unsigned char **mp_io,

@@ -88,13 +88,9 @@
 static void prepare_enc(struct gc_ctx *c)
 {
 	const unsigned ns = c->table.nsyms < 512 ? c->table.nsyms : 512;
-	unsigned hi = 0;
 
 	gt_huff_enc_words(&c->table, c->enc);
 	memset(c->badmap, 0, sizeof(c->badmap));
-	for (unsigned s = 0; s < 256; s++)
-		c->ctab[s] = (uint32_t)(c->enc[s] & 0xffffff) |
-			     (uint32_t)(c->enc[s] >> 32 & 0xff) << 24;
 	for (unsigned w = 0; w < ns / 32; w++) {
 		uint32_t b = 0;
 
@@ -104,14 +100,7 @@ static void prepare_enc(struct gc_ctx *c)
 	}
 	for (unsigned s = ns & ~31u; s < ns; s++)
 		c->badmap[s / 32] |= (uint32_t)(c->enc[s] >> 41 & 1) << (s % 32);
-	/* the highest exponent symbol (1-254) with a code ends the window */
-	for (unsigned w = 8; w-- > 0 && !hi;) {
-		const uint32_t m = ~c->badmap[w] & (w == 0 ? ~1u : w == 7 ? 0x7fffffffu : ~0u);
-
-		hi = m ? 32 * w + 31 - (unsigned)__builtin_clz(m) : 0;
-	}
-	c->wbase = hi > 63 ? hi - 63 : 0;
-	memcpy(c->wtab, c->ctab + c->wbase, sizeof(c->wtab));
+	gc_code_table(c->enc, c->ctab, c->wtab, &c->wbase);
 	c->enc_ready = 1;
 }
 
@@ -1287,7 +1276,7 @@ static size_t enc_vec(const struct gc_ctx *c, size_t i, size_t n, struct gc_writ
 	for (unsigned s = 0; s < 2; s++) {
 		const uint64_t e = c->enc[sym32(s << 31, zt)];
 
-		ep.zent[s] = (uint32_t)(e & 0xffffff) | (uint32_t)(e >> 32 & 0xff) << 24;
+		ep.zent[s] = gc_code_entry(e);
 		ep.zc[s] = (uint32_t)(e >> 40 & 1);
 	}
 	ep.ctab = c->ctab;

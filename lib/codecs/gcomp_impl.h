@@ -73,7 +73,7 @@ struct gc_ctx {
 	/* ctab[wbase .. wbase + 63]: the window of exponents that the vector
 	 * encoder looks up in two permutes (the highest with a code last) */
 	uint32_t wtab[64];
-	unsigned wbase;
+	uint32_t wbase;
 	uint16_t lut[GT_HUFF_LUT_MAX];
 	unsigned lbits; /* index bits of lut: the longest code's length */
 	/* f32 decode (gcomp_dec.c); mbits 0: no mlut (small blocks); seg:

@@ -185,3 +185,15 @@ size_t gc_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap)
 				c->lev[0], c->lev[1], c->lev[2], c->lev[3], c->margin,
 				gc_mode_names[c->mode], c->maxlen, gt_huff_method_name(c->method));
 }
+
+void gc_code_table(const uint64_t *enc, uint32_t *ctab, uint32_t *wtab, uint32_t *wbase_ret)
+{
+	unsigned hi = 0;
+
+	for (unsigned s = 0; s < 256; s++) {
+		ctab[s] = gc_code_entry(enc[s]);
+		hi = s >= 1 && s <= 254 && !(enc[s] >> 41 & 1) ? s : hi;
+	}
+	*wbase_ret = hi > 63 ? hi - 63 : 0;
+	memcpy(wtab, ctab + *wbase_ret, 64 * sizeof(*wtab));
+}

@@ -98,6 +98,22 @@ size_t gc_avx512_levels(const struct gc_dplan *q, const struct gc_lparams *lp,
  * slower than huffexp's scalar loop (gc_avx2_encode() needs @rot 0,
  * @bad NULL and @lv).
  */
+/* The token kernels' entry of a gt_huff_enc_words() word @e: code bits |
+ * length << 24, or 1 << 23 with length 0 for a symbol without a code. */
+static inline uint32_t gc_code_entry(uint64_t e)
+{
+	return e >> 41 & 1 ? UINT32_C(1) << 23
+			   : (uint32_t)(e & 0xffffff) | (uint32_t)(e >> 32 & 0xff) << 24;
+}
+
+/*
+ * gc_code_table - struct gc_eparams' @ctab from the words @enc of the 256
+ * exponent symbols (gcomp's and huffexp's tables alike), and its window:
+ * the 64 entries from *@wbase_ret on into @wtab, ending at the highest
+ * exponent 1-254 with a code.
+ */
+void gc_code_table(const uint64_t *enc, uint32_t *ctab, uint32_t *wtab, uint32_t *wbase_ret);
+
 struct gc_eparams {
 	const uint32_t *ctab, *wtab; /* wtab: ctab[wbase .. wbase + 63] */
 	uint32_t wbase;

@@ -109,13 +109,6 @@ static void prepare_enc32(struct hx_ctx *c)
 		c->enc32[x] = c->enc32[x + 256] = enc32_of(c, c->enc[x]);
 	c->enc32[512] = enc32_of(c, c->enc[GT_HUFF_ZERO(8)]);
 	c->enc32[768] = enc32_of(c, c->enc[GT_HUFF_NZERO(8)]);
-	c->vec_ready = 0;
-}
-
-/* The token kernel's entry of enc32 entry @e (struct gc_eparams). */
-static uint32_t ctab_of(uint64_t e)
-{
-	return e & HX_E_BAD ? UINT32_C(1) << 23 : (uint32_t)HX_E_CODE(e) | HX_E_LEN(e) << 24;
 }
 
 /* Whether the next f32 chunk is coded with gcomp's token kernel: at
@@ -126,25 +119,16 @@ static int use_vec(const struct hx_ctx *c)
 	return c->mstride == 3 && c->base.isa == GT_ISA_AVX512 && c->vec_cpu;
 }
 
-/* The token kernel's tables from enc32; vec_ready stays 0 where an
- * exponent's entry has a code but no word, which the kernel cannot code. */
+/* The token kernel's tables from enc (gcomp's gc_code_table()); vec_ready
+ * stays 0 where an exponent has a code but no word, which the kernel
+ * cannot code. */
 static void prepare_vec(struct hx_ctx *c)
 {
-	unsigned hi = 0;
 	int ok = 1;
 
-	for (unsigned x = 0; x < 256; x++) {
-		const uint64_t e = c->enc32[x];
-
-		c->ctab[x] = ctab_of(e);
-		if (!(e & HX_E_BAD)) {
-			ok &= HX_E_ADV(e) == 3;
-			hi = x >= 1 && x <= 254 ? x : hi;
-		}
-	}
-	/* the highest exponent (1-254) with a code ends the window */
-	c->wbase = hi > 63 ? hi - 63 : 0;
-	memcpy(c->wtab, c->ctab + c->wbase, sizeof(c->wtab));
+	gc_code_table(c->enc, c->ctab, c->wtab, &c->wbase);
+	for (unsigned x = 0; x < 256; x++)
+		ok &= (c->enc[x] >> 41 & 1) || (c->enc[x] >> 40 & 1);
 	c->vec_ready = ok;
 }
 
@@ -155,6 +139,7 @@ static void prepare_enc(struct hx_ctx *c)
 	gt_huff_enc_words(&c->table, c->enc);
 	if (c->dt == GT_DT_F32)
 		prepare_enc32(c);
+	c->vec_ready = 0;
 	c->enc_ready = 1;
 }
 
@@ -294,7 +279,6 @@ static int set_mode(struct hx_ctx *c, unsigned b)
 		stride = k ? 1 : 3;
 	if (stride != c->mstride) {
 		c->mstride = stride;
-		c->vec_ready = 0;
 		if (c->enc_ready && stride)
 			prepare_enc32(c);
 	}
@@ -636,7 +620,6 @@ static int plain_begin(struct hx_ctx *c, const void *src, size_t n,
 	size_t tlen = 0;
 
 	*meta_len_ret = 0;
-	c->hsrc = NULL;
 	if (meta_cap < 1)
 		return GT_ERR(DST_TOO_SMALL);
 	if (!c->fixed) {
@@ -1040,10 +1023,10 @@ static size_t enc_vec(const struct hx_ctx *c, const unsigned char *src, size_t n
 	size_t i;
 
 	for (unsigned s = 0; s < 2; s++) {
-		const uint64_t e = c->enc32[512 + 256 * s];
+		const uint64_t e = c->enc[s ? GT_HUFF_NZERO(8) : GT_HUFF_ZERO(8)];
 
-		ep.zent[s] = ctab_of(e);
-		ep.zc[s] = HX_E_ADV(e) != 0;
+		ep.zent[s] = gc_code_entry(e);
+		ep.zc[s] = (uint32_t)(e >> 40 & 1);
 	}
 	ep.ctab = c->ctab;
 	ep.wtab = c->wtab;

@@ -74,9 +74,9 @@ struct hx_ctx {
 	uint64_t enc32[1024];
 	/* f32 encode at stride 3 by gcomp's AVX-512 token kernel
 	 * (gcomp_simd.h): per exponent, code | length << 24 (1 << 23: no
-	 * code), the 64 from wbase on; made from enc32 when vec_ready is 0 */
+	 * code), the 64 from wbase on; made from enc when vec_ready is 0 */
 	uint32_t ctab[256], wtab[64];
-	unsigned wbase;
+	uint32_t wbase;
 	int vec_ready;
 	int vec_cpu; /* the CPU runs that kernel */
 	/* f32 decode per symbol: the value rotated left by one without its

@@ -478,14 +478,15 @@ walk_f32(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *cr, uint16_t **sp
 }
 
 /*
- * One round of the walk: a refill of each part, then four lookups of each
- * in turn (4 x 12 <= 56 bits), so that their chains of table lookups
- * overlap; @checked refills near the end of a code stream.  Returns the
- * parts that met a token the table does not hold, a bit each.
+ * One round of the walk: a refill of each part, then @look lookups of
+ * each in turn (@look x the table's bits <= 56: four of 12 bits, six of
+ * 9), so that their chains of table lookups overlap; @checked refills
+ * near the end of a code stream.  Returns the parts that met a token the
+ * table does not hold, a bit each.
  */
 static inline __attribute__((always_inline)) unsigned
 walk_round(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **sp,
-	   const unsigned nl, const int checked)
+	   const unsigned nl, const unsigned look, const int checked)
 {
 	uint64_t e[HX_LANES];
 	unsigned stuck = 0;
@@ -496,8 +497,8 @@ walk_round(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **s
 			gt_bitr_refill(&r[j]);
 		else
 			gt_bitr_refill_fast(&r[j]);
-#pragma GCC unroll 4
-	for (unsigned k = 0; k < 4; k++)
+#pragma GCC unroll 8
+	for (unsigned k = 0; k < look; k++)
 #pragma GCC unroll 8
 		for (unsigned j = 0; j < nl; j++)
 			e[j] = walk_f32(mlut, bmask, &r[j], &sp[j]);
@@ -518,12 +519,12 @@ walk_round(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **s
 static inline __attribute__((always_inline)) unsigned
 walk_window(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **sp,
 	    uint16_t *const *sym, const size_t *lim, const unsigned char *const *m,
-	    unsigned char *const *o, const unsigned nl)
+	    unsigned char *const *o, const unsigned nl, const unsigned look)
 {
 	unsigned stuck = 0, pf = 0;
 
 	for (;;) {
-		/* rounds (of at most 12 values a part) that fit in every
+		/* rounds (of at most 3 look values a part) that fit in every
 		 * window, and of those, refills that need no check (a refill
 		 * moves at most 7 bytes on) */
 		size_t rounds = SIZE_MAX, fast = SIZE_MAX;
@@ -531,13 +532,13 @@ walk_window(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **
 		for (unsigned j = 0; j < nl; j++) {
 			const ptrdiff_t left = r[j].end - r[j].ptr;
 
-			rounds = HX_MIN(rounds, (lim[j] - (size_t)(sp[j] - sym[j])) / 12);
+			rounds = HX_MIN(rounds, (lim[j] - (size_t)(sp[j] - sym[j])) / (3 * look));
 			fast = HX_MIN(fast, left < 8 ? 0 : (size_t)(left - 8) / 7 + 1);
 		}
 		if (!rounds)
 			return 0;
 		if (!fast) {
-			stuck = walk_round(mlut, bmask, r, sp, nl, 1);
+			stuck = walk_round(mlut, bmask, r, sp, nl, look, 1);
 		} else {
 			rounds = HX_MIN(rounds, fast);
 			do {
@@ -546,7 +547,7 @@ walk_window(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **
 					__builtin_prefetch(o[j] + pf, 1);
 				}
 				pf += 64;
-				stuck = walk_round(mlut, bmask, r, sp, nl, 0);
+				stuck = walk_round(mlut, bmask, r, sp, nl, look, 0);
 			} while (--rounds && !stuck);
 		}
 		if (stuck)
@@ -584,12 +585,12 @@ static int walk_values(const struct hx_ctx *c, const struct hx_part *p, unsigned
  * by @kind) makes each part's values
  * from its slots and its mantissa stream.  A token the table does not
  * hold ends the window; the values before it are made, and dec_one_f32()
- * takes it.  Stops when one part has fewer than 12 values left;
+ * takes it.  Stops when one part has fewer than 3 @look values left;
  * dec_part() finishes each.
  */
 static inline __attribute__((always_inline)) int
 dec_walk_at(const struct hx_ctx *c, struct hx_part *p, const unsigned stride,
-	    const unsigned nl, int kind)
+	    const unsigned nl, const unsigned look, int kind)
 {
 	const uint64_t bmask = (UINT64_C(1) << c->mbits) - 1;
 	uint16_t buf[HX_LANES][HX_WIN + 4], *sym[HX_LANES];
@@ -613,7 +614,7 @@ dec_walk_at(const struct hx_ctx *c, struct hx_part *p, const unsigned stride,
 			lim[j] = HX_MIN(p[j].n - (size_t)(o[j] - p[j].dst) / 4, HX_WIN);
 			sp[j] = sym[j];
 		}
-		stuck = walk_window(c->mlut, bmask, r, sp, sym, lim, m, o, nl);
+		stuck = walk_window(c->mlut, bmask, r, sp, sym, lim, m, o, nl, look);
 		{
 			/* copies: the walk's own never have their address taken */
 			struct gt_bitr rc_[HX_LANES];
@@ -627,7 +628,7 @@ dec_walk_at(const struct hx_ctx *c, struct hx_part *p, const unsigned stride,
 			rc = walk_values(c, p, nl, kind, stride, sym, cnt, stuck, rc_, mc, oc);
 			for (unsigned j = 0; j < nl; j++) {
 				r[j] = rc_[j], m[j] = mc[j], o[j] = oc[j];
-				more &= p[j].n - (size_t)(o[j] - p[j].dst) / 4 >= 12;
+				more &= p[j].n - (size_t)(o[j] - p[j].dst) / 4 >= 3 * look;
 			}
 		}
 	}
@@ -639,15 +640,22 @@ dec_walk_at(const struct hx_ctx *c, struct hx_part *p, const unsigned stride,
 	return rc;
 }
 
-/* Two parts at once (a split chunk), one part or chunk alone. */
+/* Two parts at once (a split chunk), one part or chunk alone; as many
+ * lookups a refill as the table's bits allow (gt_huff_mlut_bits()). */
+#define HX_WALK(c, p, nl, kind)                                                      \
+	((c)->mbits <= 8    ? dec_walk_at(c, p, (c)->mstride, nl, 7, kind)           \
+	 : (c)->mbits <= 9  ? dec_walk_at(c, p, (c)->mstride, nl, 6, kind)           \
+	 : (c)->mbits <= 11 ? dec_walk_at(c, p, (c)->mstride, nl, 5, kind)           \
+			    : dec_walk_at(c, p, (c)->mstride, nl, 4, kind))
+
 static HX_TARGET_WALK int dec_walk2(const struct hx_ctx *c, struct hx_part *p, int kind)
 {
-	return dec_walk_at(c, p, c->mstride, HX_LANES, kind);
+	return HX_WALK(c, p, HX_LANES, kind);
 }
 
 static HX_TARGET_WALK int dec_walk1(const struct hx_ctx *c, struct hx_part *p, int kind)
 {
-	return dec_walk_at(c, p, c->mstride, 1, kind);
+	return HX_WALK(c, p, 1, kind);
 }
 
 static int dec_split(struct hx_ctx *c, const unsigned char *p,

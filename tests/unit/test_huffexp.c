@@ -1084,9 +1084,11 @@ static int decode_every_isa(struct gt_codec_ctx *dec, const unsigned char *src,
  */
 static void test_walk(void)
 {
-	/* 3000, 5000 and 8191: one stream, walked alone (an 8- and a 9-bit
-	 * table) */
-	static const size_t sizes[] = { 3000, 5000, 8191, 8192, 8192 + 4 * 2048, 20001, 65536 };
+	/* 2048 to 8191: one stream, walked alone (8- and 9-bit tables);
+	 * every table width's lookups a refill: seven of 8 bits, six of 9,
+	 * five of 10 (40000), four of 12 (65536) */
+	static const size_t sizes[] = { 2048, 3000, 4096, 5000, 8191, 8192, 8192 + 4 * 2048,
+					20001, 40000, 65536 };
 	const size_t nmax = 65536;
 	uint32_t *v = malloc(4 * nmax), *got;
 

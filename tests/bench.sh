@@ -16,6 +16,21 @@ seconds() {
 	echo "$t1 - $t0" | bc -l
 }
 runs() { n=$1; shift; i=0; while [ $i -lt "$n" ]; do seconds "$@"; i=$((i + 1)); done | median; }
+# in_turn N PREFIX: the command lines on standard input, one after the
+# other in each of N rounds (so that a slow spell of the machine slows
+# them alike); line k's seconds go to PREFIXk.s
+in_turn() {
+	n=$1 pre=$2 cmds=$(cat) i=0
+	rm -f "$pre"?.s
+	while [ $i -lt "$n" ]; do
+		k=0
+		echo "$cmds" | while IFS= read -r cmd; do
+			seconds sh -c "$cmd" >> "$pre$k.s"
+			k=$((k + 1))
+		done
+		i=$((i + 1))
+	done
+}
 mbps() { echo "scale=0; $1 / $2 / 1000000" | bc -l; }
 
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
@@ -76,12 +91,18 @@ z=$(runs 5 zstd -q -3 -T1 -c "$work/grads256.f32")
 echo "gtool stats: $(mbps "$size256" "$s") MB/s; zstd -3 -T1 over the same file: $(mbps "$size256" "$z") MB/s"
 
 echo
-echo "== 3. threads: gtool compress/decompress -c huffexp, input in the page cache, output to /dev/null (median of 5)"
+echo "== 3. threads: gtool compress/decompress -c huffexp, input in the page cache, output to /dev/null"
+echo "   (median of $reps, the four command lines run in turn each round)"
 gtool compress -q -f -c huffexp "$work/grads256.f32" -o "$work/t.gtz"
-t1=$(runs 5 gtool compress -q -T 1 -c huffexp "$work/grads256.f32" -o /dev/null)
-t2=$(runs 5 gtool compress -q -T 2 -c huffexp "$work/grads256.f32" -o /dev/null)
-d1=$(runs 5 gtool decompress -q -T 1 --out-format raw "$work/t.gtz" -o /dev/null)
-d2=$(runs 5 gtool decompress -q -T 2 --out-format raw "$work/t.gtz" -o /dev/null)
+in_turn "$reps" "$work/thr" <<EOF
+gtool compress -q -T 1 -c huffexp $work/grads256.f32 -o /dev/null
+gtool compress -q -T 2 -c huffexp $work/grads256.f32 -o /dev/null
+gtool decompress -q -T 1 --out-format raw $work/t.gtz -o /dev/null
+gtool decompress -q -T 2 --out-format raw $work/t.gtz -o /dev/null
+EOF
+t1=$(median < "$work/thr0.s"); t2=$(median < "$work/thr1.s")
+d1=$(median < "$work/thr2.s"); d2=$(median < "$work/thr3.s")
+rm -f "$work"/thr?.s
 gtool decompress -q -f "$work/t.gtz" -o "$work/back.f32"
 cmp "$work/back.f32" "$work/grads256.f32"
 echo "compress   -T 1: $(mbps "$size256" "$t1") MB/s  -T 2: $(mbps "$size256" "$t2") MB/s  speed-up $(echo "scale=2; $t1 / $t2" | bc -l)"
@@ -97,15 +118,7 @@ pipes="cat $work/grads64.f32 | gtool compress -q -T 1 --dtype f32 - -o - | cat >
 cat $work/grads64.f32 | zstd -q -1 -T1 -c | cat > /dev/null
 gtool decompress -q -T 1 -o - $work/p.gtz | cat > /dev/null
 zstd -q -d -c $work/p.zst | cat > /dev/null"
-i=0
-while [ $i -lt "$reps" ]; do
-	k=0
-	echo "$pipes" | while IFS= read -r cmd; do
-		seconds sh -c "$cmd" >> "$work/pipe$k.s"
-		k=$((k + 1))
-	done
-	i=$((i + 1))
-done
+echo "$pipes" | in_turn "$reps" "$work/pipe"
 ms() { echo "scale=0; $1 * 1000 / 1" | bc -l; }
 pc=$(median < "$work/pipe0.s"); zc=$(median < "$work/pipe1.s")
 pd=$(median < "$work/pipe2.s"); zd=$(median < "$work/pipe3.s")

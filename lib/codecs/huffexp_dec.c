@@ -512,9 +512,10 @@ walk_round(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **s
  * One window of the walk: rounds until a part's window (@lim values) could
  * not take another, or a part meets a token the table does not hold.
  * While it walks, it prefetches the window's mantissa words and values
- * from @m and @o on, a line a round (a round takes fewer than 48 bytes of
- * either), so that the value pass finds them in cache.  Returns the
- * parts that met such a token, a bit each.
+ * from @m and @o on, a line a round (a round of four lookups takes fewer
+ * than 48 bytes of either; one of six or seven, on gradients' codes of
+ * about 4 bits, about as much), so that the value pass finds them in
+ * cache.  Returns the parts that met such a token, a bit each.
  */
 static inline __attribute__((always_inline)) unsigned
 walk_window(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **sp,
@@ -524,7 +525,7 @@ walk_window(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **
 	unsigned stuck = 0, pf = 0;
 
 	for (;;) {
-		/* rounds (of at most 3 look values a part) that fit in every
+		/* rounds (of at most 3 @look values a part) that fit in every
 		 * window, and of those, refills that need no check (a refill
 		 * moves at most 7 bytes on) */
 		size_t rounds = SIZE_MAX, fast = SIZE_MAX;

@@ -204,7 +204,8 @@ static int hold_info(struct state *s, const struct gt_tensor_info *t, struct gt_
  */
 #define HOLD_MAX ((size_t)64 << 20)
 
-/* Write the held tensor's begin and values, and stream from here on. */
+/* Write the held tensor's begin and values, and stream from here on (or,
+ * at the end, before its end). */
 static int release(struct state *s, struct gt_diag *d)
 {
 	const size_t w = gt_dtype_size(s->held.dtype);
@@ -288,15 +289,13 @@ static int on_end(void *arg, const struct gt_gtz_tensor *t, struct gt_diag *d)
 static int on_eof(void *arg, struct gt_diag *d)
 {
 	struct state *s = arg;
-	const size_t w = s->nsel ? gt_dtype_size(s->held.dtype) : 1;
 
 	for (size_t i = 0; i < s->o->c.ndatasets; i++)
 		if (!s->hit[i])
 			return gt_diag_set(d, GT_ERR(NOTFOUND), "dataset %s not found",
 					   s->o->c.datasets[i]);
 	if (s->hold && s->nsel) {
-		GT_TRY(sink_rc(s, gt_sink_begin(s->sink, &s->held, d)));
-		GT_TRY(sink_rc(s, gt_sink_write(s->sink, s->buf, s->len / w, d)));
+		GT_TRY(release(s, d));
 		GT_TRY(sink_rc(s, gt_sink_end(s->sink, d)));
 	}
 	return sink_rc(s, gt_sink_commit(s->sink, d));

@@ -1273,16 +1273,8 @@ static size_t enc_vec(const struct gc_ctx *c, size_t i, size_t n, struct gc_writ
 	struct gc_eparams ep;
 	struct gt_bitw_fast cw, mw, lw;
 
-	for (unsigned s = 0; s < 2; s++) {
-		const uint64_t e = c->enc[sym32(s << 31, zt)];
-
-		ep.zent[s] = gc_code_entry(e);
-		ep.zc[s] = (uint32_t)(e >> 40 & 1);
-	}
-	ep.ctab = c->ctab;
-	ep.wtab = c->wtab;
-	ep.wbase = c->wbase;
-	ep.run_code = c->enc[GT_HUFF_RUN(8)];
+	gc_eparams_codes(&ep, c->enc, c->ctab, c->wtab, c->wbase, sym32(0, zt),
+			 sym32(UINT32_C(1) << 31, zt));
 	ep.zt = zt;
 	ep.runs = c->runs && zt;
 	ep.lstream = c->mode != GC_PRUNE;

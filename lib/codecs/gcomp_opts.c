@@ -186,6 +186,21 @@ size_t gc_canon(const struct gt_codec_ctx *ctx, char *buf, size_t cap)
 				gc_mode_names[c->mode], c->maxlen, gt_huff_method_name(c->method));
 }
 
+void gc_eparams_codes(struct gc_eparams *ep, const uint64_t *enc, const uint32_t *ctab,
+		      const uint32_t *wtab, uint32_t wbase, unsigned z0, unsigned z1)
+{
+	const unsigned z[2] = { z0, z1 };
+
+	for (unsigned s = 0; s < 2; s++) {
+		ep->zent[s] = gc_code_entry(enc[z[s]]);
+		ep->zc[s] = (uint32_t)(enc[z[s]] >> 40 & 1);
+	}
+	ep->ctab = ctab;
+	ep->wtab = wtab;
+	ep->wbase = wbase;
+	ep->run_code = enc[GT_HUFF_RUN(8)];
+}
+
 void gc_code_table(const uint64_t *enc, uint32_t *ctab, uint32_t *wtab, uint32_t *wbase_ret)
 {
 	unsigned hi = 0;

@@ -127,6 +127,16 @@ struct gc_eparams {
 };
 
 /*
+ * gc_eparams_codes - the fields of @ep that the encode words @enc give,
+ * with their kernel tables from gc_code_table(): @ctab, @wtab and @wbase,
+ * the entries of the tokens of +0.0 and -0.0 (symbols @z0 and @z1 of
+ * @enc: ZERO and NZERO, or exponent 0 where zeros have no token of their
+ * own) and whether they carry a word, and the code of RUN.
+ */
+void gc_eparams_codes(struct gc_eparams *ep, const uint64_t *enc, const uint32_t *ctab,
+		      const uint32_t *wtab, uint32_t wbase, unsigned z0, unsigned z1);
+
+/*
  * gc_avx512_encode - tokens, levels and words of f32 values @cv from @i
  * on, sixteen at a time (fewer at the end), RUN tokens where enc_values()
  * in gcomp.c codes them, while each writer has 128 bytes of room before

@@ -1022,16 +1022,8 @@ static size_t enc_vec(const struct hx_ctx *c, const unsigned char *src, size_t n
 	struct gc_eparams ep;
 	size_t i;
 
-	for (unsigned s = 0; s < 2; s++) {
-		const uint64_t e = c->enc[s ? GT_HUFF_NZERO(8) : GT_HUFF_ZERO(8)];
-
-		ep.zent[s] = gc_code_entry(e);
-		ep.zc[s] = (uint32_t)(e >> 40 & 1);
-	}
-	ep.ctab = c->ctab;
-	ep.wtab = c->wtab;
-	ep.wbase = c->wbase;
-	ep.run_code = c->enc[GT_HUFF_RUN(8)];
+	gc_eparams_codes(&ep, c->enc, c->ctab, c->wtab, c->wbase, GT_HUFF_ZERO(8),
+			 GT_HUFF_NZERO(8));
 	ep.zt = 1;
 	ep.runs = c->runs;
 	ep.lstream = 0;

@@ -257,6 +257,10 @@ static inline void gt_huff_mset(uint64_t *mlut, unsigned bits, unsigned pos, uns
 		mlut[x] = v;
 }
 
+/* The bits a multi-symbol entry @e takes, and the codes it holds. */
+#define GT_HUFF_MLEN(e) ((unsigned)(e) & 63)
+#define GT_HUFF_MCOUNT(e) ((unsigned)((e) >> 6) & 3)
+
 /* The word of the @k-th code (0-2) of a multi-symbol entry, symbol @s,
  * after @nc codes of symbols below 256. */
 typedef uint64_t gt_huff_mword(const void *arg, unsigned s, unsigned k, unsigned nc);
@@ -266,7 +270,9 @@ typedef uint64_t gt_huff_mword(const void *arg, unsigned s, unsigned k, unsigned
  * entry x for the next @bits code bits x (LSB-first): the codes of @mc
  * (gt_huff_mcodes(), @nmc) that x holds whole, up to three, the first on
  * (a code not in @mc ends them): the OR of @word for each, the bits they
- * take, their count << 4 and, when @nc_at, the count of symbols below 256
+ * take (GT_HUFF_MLEN: bits 0-5, so that x86's shifts, which read six
+ * bits of their count, consume them by the entry itself), their count
+ * << 6 (GT_HUFF_MCOUNT) and, when @nc_at, the count of symbols below 256
  * among them << @nc_at; 0 when x starts with no code of @mc.  Built per
  * prefix of codes, each entry set once for each code it holds and once
  * before them, not decoded entry by entry.
@@ -281,19 +287,19 @@ static inline void gt_huff_mlut_fill(uint64_t *mlut, unsigned bits,
 		const uint64_t e1 = word(arg, mc[a].sym, 0, 0);
 
 		gt_huff_mset(mlut, bits, p1, mc[a].pat,
-			     e1 | p1 | 1u << 4 | (nc_at ? (uint64_t)n1 << nc_at : 0));
+			     e1 | p1 | 1u << 6 | (nc_at ? (uint64_t)n1 << nc_at : 0));
 		for (unsigned b = 0; b < nmc && mc[b].len <= bits - p1; b++) {
 			const unsigned p2 = p1 + mc[b].len, n2 = n1 + (mc[b].sym < 256);
 			const unsigned lo2 = mc[a].pat | (unsigned)mc[b].pat << p1;
 			const uint64_t e2 = e1 | word(arg, mc[b].sym, 1, n1);
 
 			gt_huff_mset(mlut, bits, p2, lo2,
-				     e2 | p2 | 2u << 4 | (nc_at ? (uint64_t)n2 << nc_at : 0));
+				     e2 | p2 | 2u << 6 | (nc_at ? (uint64_t)n2 << nc_at : 0));
 			for (unsigned d = 0; d < nmc && mc[d].len <= bits - p2; d++) {
 				const unsigned p3 = p2 + mc[d].len, n3 = n2 + (mc[d].sym < 256);
 
 				gt_huff_mset(mlut, bits, p3, lo2 | (unsigned)mc[d].pat << p2,
-					     e2 | word(arg, mc[d].sym, 2, n2) | p3 | 3u << 4 |
+					     e2 | word(arg, mc[d].sym, 2, n2) | p3 | 3u << 6 |
 						     (nc_at ? (uint64_t)n3 << nc_at : 0));
 			}
 		}

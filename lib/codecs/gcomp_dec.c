@@ -156,11 +156,11 @@ struct gc_tok {
 #define GC_MSTEP(c, r, o, i, mask)                                      \
 	do {                                                            \
 		const uint64_t e_ = (c)->mlut[(r).acc & (mask)], w_ = e_ >> 16; \
-		if (__builtin_expect(!(e_ & 15), 0))                    \
+		if (__builtin_expect(!GT_HUFF_MLEN(e_), 0))             \
 			goto out;                                       \
-		gt_bitr_consume(&(r), (unsigned)(e_ & 15));             \
+		gt_bitr_consume(&(r), GT_HUFF_MLEN(e_));                \
 		memcpy((o) + (i), &w_, 8);                              \
-		(i) += e_ >> 4 & 3;                                     \
+		(i) += GT_HUFF_MCOUNT(e_);                              \
 	} while (0)
 
 /* Codes from mlut, four lookups (<= 48 bits, <= 12 codes) per refill,
@@ -305,7 +305,7 @@ static int tok2_stops(const struct gc_ctx *c, struct gc_tok *t, size_t i, size_t
 	if (m - i < 13 || t->cr.end - t->cr.ptr < 8)
 		return 1;
 	gt_bitr_refill_fast(&t->cr);
-	return !(c->mlut[t->cr.acc & ((UINT64_C(1) << c->mbits) - 1)] & 15);
+	return !GT_HUFF_MLEN(c->mlut[t->cr.acc & ((UINT64_C(1) << c->mbits) - 1)]);
 }
 
 /* The codes of parts @ta (@ma values into @o) and @tb (@mb values, into

@@ -12,6 +12,10 @@
 #define HX_TARGET_WALK
 #endif
 
+/* Where an f32 multi-symbol entry counts its mantissa words: above the
+ * three slots (bits 8-55), the walk's fourth slot, which it overwrites */
+#define HX_NC_AT 56
+
 /* The f32 multi-symbol table's word of a code: its symbol, the
  * carriers before it (which mantissa word), from bit 8 + 16 k. */
 static uint64_t mlut_word(const void *arg, unsigned s, unsigned k, unsigned nc)
@@ -30,7 +34,7 @@ int hx_prepare_dec(struct hx_ctx *c, size_t n)
 	c->mbits = 0;
 	if (c->dt == GT_DT_F32)
 		c->mbits = gt_huff_mlut_make(&c->table, n, c->lbits, HX_MBITS, c->mlut,
-					     mlut_word, NULL, 6);
+					     mlut_word, NULL, HX_NC_AT);
 	c->dec_ready = 1;
 	return 0;
 }
@@ -179,9 +183,9 @@ step_f32(const uint64_t *mlut, const uint64_t *dsym, uint64_t bmask,
 {
 	const uint64_t e = mlut[cr->acc & bmask];
 
-	if (__builtin_expect(!(e & 15), 0))
+	if (__builtin_expect(!GT_HUFF_MLEN(e), 0))
 		return 0;
-	gt_bitr_consume(cr, (unsigned)(e & 15));
+	gt_bitr_consume(cr, GT_HUFF_MLEN(e));
 #pragma GCC unroll 3
 	for (unsigned k = 0; k < 3; k++) {
 		const uint64_t sl = e >> (8 + 16 * k);
@@ -191,8 +195,8 @@ step_f32(const uint64_t *mlut, const uint64_t *dsym, uint64_t bmask,
 		v = val_f32(dsym[sl & 0x1ff], m, stride);
 		memcpy(*op + 4 * k, &v, 4);
 	}
-	*op += 4 * (e >> 4 & 3);
-	*mp += stride * (e >> 6 & 3);
+	*op += 4 * GT_HUFF_MCOUNT(e);
+	*mp += stride * (e >> HX_NC_AT & 3);
 	return 1;
 }
 
@@ -471,9 +475,9 @@ walk_f32(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *cr, uint16_t **sp
 {
 	const uint64_t e = mlut[cr->acc & bmask], w = e >> 8;
 
-	gt_bitr_consume(cr, (unsigned)(e & 15));
+	gt_bitr_consume(cr, GT_HUFF_MLEN(e));
 	memcpy(*sp, &w, 8);
-	*sp += e >> 4 & 3;
+	*sp += GT_HUFF_MCOUNT(e);
 	return e;
 }
 
@@ -504,7 +508,7 @@ walk_round(const uint64_t *mlut, uint64_t bmask, struct gt_bitr *r, uint16_t **s
 			e[j] = walk_f32(mlut, bmask, &r[j], &sp[j]);
 #pragma GCC unroll 8
 	for (unsigned j = 0; j < nl; j++)
-		stuck |= (unsigned)!(e[j] & 15) << j;
+		stuck |= (unsigned)!GT_HUFF_MLEN(e[j]) << j;
 	return stuck;
 }
 

@@ -951,7 +951,7 @@ static void test_mlut_fill(void)
 		struct gt_huff_hist h;
 		struct gt_huff_table tab;
 		const unsigned maxsym = t % 3 ? GT_HUFF_NZERO(8) : 200;
-		const unsigned nc_at = t % 2 ? 6 : 0;
+		const unsigned nc_at = t % 2 ? 56 : 0;
 		unsigned lbits;
 
 		gt_huff_hist_init(&h, GT_DT_F32);
@@ -981,7 +981,7 @@ static void test_mlut_fill(void)
 					k++;
 				}
 				if (k)
-					want |= pos | k << 4 | (nc_at ? (uint64_t)nc << nc_at : 0);
+					want |= pos | k << 6 | (nc_at ? (uint64_t)nc << nc_at : 0);
 				CHECK(got[x] == want);
 			}
 		}

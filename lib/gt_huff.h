@@ -221,14 +221,14 @@ int gt_huff_lut(const struct gt_huff_table *t, uint16_t *lut, size_t lut_len);
  * gt_huff_mlut_bits - the index bits of the multi-symbol decode table
  * (several codes a lookup) that a decoder builds per block, for a block
  * whose first chunk has @n values and whose longest code has @lbits bits:
- * 0 (no table) under 2048 values, where building it costs more than it
+ * 0 (no table) under 512 values, where building it costs more than it
  * saves; 8 under 4096, 9 under 32768, 10 under 65536, else @max; never more than
  * @lbits.  Its 2^bits entries are made for every block, so a small block
  * gets a small table.
  */
 static inline unsigned gt_huff_mlut_bits(size_t n, unsigned lbits, unsigned max)
 {
-	const unsigned want = n < 2048 ? 0 : n < 4096 ? 8 : n < 32768 ? 9 : n < 65536 ? 10 : max;
+	const unsigned want = n < 512 ? 0 : n < 4096 ? 8 : n < 32768 ? 9 : n < 65536 ? 10 : max;
 
 	return lbits < want ? lbits : want;
 }

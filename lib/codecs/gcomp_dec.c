@@ -108,7 +108,7 @@ static int dec_values(const struct gc_ctx *c, struct gc_readers *r,
  */
 #define GC_SEG 4096
 /* multi-symbol table index bits in large blocks (gt_huff_mlut_bits():
- * fewer in smaller ones, none under 2048 values, which tok1_fast()
+ * fewer in smaller ones, none under 512 values, which tok1_fast()
  * decodes) */
 #define GC_MBITS 12
 

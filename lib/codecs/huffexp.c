@@ -68,7 +68,7 @@
  * three tokens per lookup of a table indexed by the next min(maxlen,
  * HX_MBITS) bits (GComp §4.5 extended to several symbols per entry;
  * fewer bits in smaller blocks, gt_huff_mlut_bits()), or, in blocks under
- * 2048 values, where building that table costs more than it saves, one
+ * 512 values, where building that table costs more than it saves, one
  * token per lookup of a LUT as wide as the block's longest code.
  *
  * Tables: by default block_begin() builds one per block (method best) and

@@ -20,7 +20,7 @@
 #define HX_E_CODE(e) ((e) >> 32)
 /* f32 decode: index bits of the multi-symbol table in large blocks; 4
  * lookups <= 56 bits (gt_huff_mlut_bits(): fewer in smaller blocks, none
- * under 2048 values, which the single-token loop dec1_f32_at decodes) */
+ * under 512 values, which the single-token loop dec1_f32_at decodes) */
 #define HX_MBITS 12
 /* the mode byte of the block meta */
 #define HX_MODE_K(b) ((unsigned)(b) & 63u)

@@ -914,13 +914,13 @@ static void test_load_rejects(void)
 	CHECK_RC(gt_huff_load(&t, ok, 3, 0), GT_ERR(TRUNCATED));
 }
 
-/* The multi-symbol table's size by block: none under 2048 values, 8, 9
+/* The multi-symbol table's size by block: none under 512 values, 8, 9
  * and 10 bits for blocks under 4096, 32768 and 65536, the decoder's
  * largest above; never wider than the longest code. */
 static void test_mlut_bits(void)
 {
 	static const struct { size_t n; unsigned bits; } want[] = {
-		{ 0, 0 }, { 2047, 0 }, { 2048, 8 }, { 4095, 8 }, { 4096, 9 }, { 32767, 9 },
+		{ 0, 0 }, { 511, 0 }, { 512, 8 }, { 2048, 8 }, { 4095, 8 }, { 4096, 9 }, { 32767, 9 },
 		{ 32768, 10 }, { 65535, 10 }, { 65536, 12 }, { SIZE_MAX, 12 },
 	};
 

@@ -1084,11 +1084,12 @@ static int decode_every_isa(struct gt_codec_ctx *dec, const unsigned char *src,
  */
 static void test_walk(void)
 {
-	/* 2048 to 8191: one stream, walked alone (8- and 9-bit tables);
-	 * every table width's lookups a refill: seven of 8 bits, six of 9,
-	 * five of 10 (40000), four of 12 (65536) */
-	static const size_t sizes[] = { 2048, 3000, 4096, 5000, 8191, 8192, 8192 + 4 * 2048,
-					20001, 40000, 65536 };
+	/* 512 to 8191: one stream, walked alone (8- and 9-bit tables;
+	 * 511, none: the single-token loop); every table width's lookups a
+	 * refill: seven of 8 bits, six of 9, five of 10 (40000), four of 12
+	 * (65536) */
+	static const size_t sizes[] = { 511, 512, 1500, 2048, 3000, 4096, 5000, 8191, 8192,
+					8192 + 4 * 2048, 20001, 40000, 65536 };
 	const size_t nmax = 65536;
 	uint32_t *v = malloc(4 * nmax), *got;
 

@@ -116,6 +116,20 @@ echo "compress   -T 1: $(mbps "$size256" "$t1") MB/s  -T 2: $(mbps "$size256" "$
 echo "decompress -T 1: $(mbps "$size256" "$d1") MB/s  -T 2: $(mbps "$size256" "$d2") MB/s  speed-up $(echo "scale=2; $d1 / $d2" | bc -l)"
 
 echo
+echo "== 3'. threads on the coding alone: gtool bench -T 1,2 (a file's .gtz blocks and chunks, in"
+echo "   memory; median of $reps; target: 2 threads >= 1.85x one), zstd -1 beside it"
+gtool bench -q -c huffexp,zstd:level=1 -T 1,2 --repeat "$reps" --dtype f32 --format csv \
+	"$work/grads64.f32" | awk -F, 'NR > 1 {
+	k = $3 " " $5; v[k, $4] = $9
+	if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+}
+END {
+	for (i = 1; i <= n; i++)
+		printf "%-28s -T 1: %6.0f MB/s  -T 2: %6.0f MB/s  speed-up %.2f\n", order[i],
+			v[order[i], 1], v[order[i], 2], v[order[i], 2] / v[order[i], 1]
+}'
+
+echo
 echo "== 3b. pipes: gtool -T 1 against zstd through '| cat > /dev/null' (wall time, median of $reps,"
 echo "   the four command lines run in turn each round; target: ratio to zstd <= 1.00)"
 size64=$(stat -c %s "$work/grads64.f32")

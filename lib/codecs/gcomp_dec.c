@@ -153,14 +153,22 @@ struct gc_tok {
 	uint64_t run;      /* zeros of a RUN still to come */
 };
 
-#define GC_MSTEP(c, r, o, i, mask)                                      \
+/*
+ * One lookup of mlut into @e: its codes stored at @o + @i (four slots, the
+ * ones past its codes junk that later ones overwrite), @i past them.  A
+ * token mlut does not hold has the entry 0: nothing is consumed nor
+ * counted, so the lookups after it find the same entry, and a group of
+ * lookups is checked once, by its last entry; the shift takes the entry's
+ * low six bits as they are (GT_HUFF_MLEN), with no branch in the chain.
+ */
+#define GC_MSTEP(c, r, o, i, mask, e)                                   \
 	do {                                                            \
-		const uint64_t e_ = (c)->mlut[(r).acc & (mask)], w_ = e_ >> 16; \
-		if (__builtin_expect(!GT_HUFF_MLEN(e_), 0))             \
-			goto out;                                       \
-		gt_bitr_consume(&(r), GT_HUFF_MLEN(e_));                \
+		uint64_t w_;                                            \
+		(e) = (c)->mlut[(r).acc & (mask)];                      \
+		w_ = (e) >> 16;                                         \
+		gt_bitr_consume(&(r), GT_HUFF_MLEN(e));                 \
 		memcpy((o) + (i), &w_, 8);                              \
-		(i) += GT_HUFF_MCOUNT(e_);                              \
+		(i) += GT_HUFF_MCOUNT(e);                               \
 	} while (0)
 
 /* Codes from mlut, four lookups (<= 48 bits, <= 12 codes) per refill,
@@ -171,15 +179,15 @@ static size_t tok_fast(const struct gc_ctx *c, struct gt_bitr *cr,
 {
 	const uint64_t mask = (UINT64_C(1) << c->mbits) - 1;
 	struct gt_bitr r = *cr;
+	uint64_t e = 1;
 
-	while (m - i >= 12 && r.end - r.ptr >= 8) {
+	while (GT_HUFF_MLEN(e) && m - i >= 12 && r.end - r.ptr >= 8) {
 		gt_bitr_refill(&r);
-		GC_MSTEP(c, r, o, i, mask);
-		GC_MSTEP(c, r, o, i, mask);
-		GC_MSTEP(c, r, o, i, mask);
-		GC_MSTEP(c, r, o, i, mask);
+		GC_MSTEP(c, r, o, i, mask, e);
+		GC_MSTEP(c, r, o, i, mask, e);
+		GC_MSTEP(c, r, o, i, mask, e);
+		GC_MSTEP(c, r, o, i, mask, e);
 	}
-out:
 	*cr = r;
 	return i;
 }
@@ -278,20 +286,21 @@ static void tok2_fast(const struct gc_ctx *c, struct gt_bitr *ra, uint16_t *oa,
 	const uint64_t mask = (UINT64_C(1) << c->mbits) - 1;
 	struct gt_bitr a = *ra, b = *rb;
 	size_t i = *ia, j = *ib;
+	uint64_t ea = 1, eb = 1;
 
-	while (ma - i >= 13 && mb - j >= 13 && a.end - a.ptr >= 8 && b.end - b.ptr >= 8) {
+	while (GT_HUFF_MLEN(ea) && GT_HUFF_MLEN(eb) && ma - i >= 13 && mb - j >= 13 &&
+	       a.end - a.ptr >= 8 && b.end - b.ptr >= 8) {
 		gt_bitr_refill_fast(&a);
 		gt_bitr_refill_fast(&b);
-		GC_MSTEP(c, a, oa, i, mask);
-		GC_MSTEP(c, b, ob, j, mask);
-		GC_MSTEP(c, a, oa, i, mask);
-		GC_MSTEP(c, b, ob, j, mask);
-		GC_MSTEP(c, a, oa, i, mask);
-		GC_MSTEP(c, b, ob, j, mask);
-		GC_MSTEP(c, a, oa, i, mask);
-		GC_MSTEP(c, b, ob, j, mask);
+		GC_MSTEP(c, a, oa, i, mask, ea);
+		GC_MSTEP(c, b, ob, j, mask, eb);
+		GC_MSTEP(c, a, oa, i, mask, ea);
+		GC_MSTEP(c, b, ob, j, mask, eb);
+		GC_MSTEP(c, a, oa, i, mask, ea);
+		GC_MSTEP(c, b, ob, j, mask, eb);
+		GC_MSTEP(c, a, oa, i, mask, ea);
+		GC_MSTEP(c, b, ob, j, mask, eb);
 	}
-out:
 	*ra = a;
 	*rb = b;
 	*ia = i;

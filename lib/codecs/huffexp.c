@@ -111,12 +111,17 @@ static void prepare_enc32(struct hx_ctx *c)
 	c->enc32[768] = enc32_of(c, c->enc[GT_HUFF_NZERO(8)]);
 }
 
-/* Whether the next f32 chunk is coded with gcomp's token kernel: at
- * stride 3 with isa avx512, where every exponent with a code carries a
- * word (prepare_vec() checks). */
-static int use_vec(const struct hx_ctx *c)
+/* Values a chunk (or part) needs for the token kernel: under that its
+ * tables (prepare_vec) and set-up cost more than it saves, and it leaves
+ * the last 128 bytes of each stream to the scalar loop anyway */
+#define HX_VEC_MIN 1024
+
+/* Whether the next f32 chunk (or part) of @n values is coded with gcomp's
+ * token kernel: from HX_VEC_MIN values, at stride 3 with isa avx512,
+ * where every exponent with a code carries a word (prepare_vec() checks). */
+static int use_vec(const struct hx_ctx *c, size_t n)
 {
-	return c->mstride == 3 && c->base.isa == GT_ISA_AVX512 && c->vec_cpu;
+	return n >= HX_VEC_MIN && c->mstride == 3 && c->base.isa == GT_ISA_AVX512 && c->vec_cpu;
 }
 
 /* The token kernel's tables from enc (gcomp's gc_code_table()); vec_ready
@@ -1057,7 +1062,7 @@ static int enc_part(const struct hx_ctx *c, const unsigned char *src, size_t n,
 		uint64_t bad;
 		int vbad = 0;
 
-		if (use_vec(c) && c->vec_ready)
+		if (use_vec(c, n) && c->vec_ready)
 			i = enc_vec(c, src, n, &cw, &mw, &vbad);
 		i += enc_f32(c, src + 4 * i, n - i, &cw, &mw, &bad);
 		if ((bad & HX_E_BAD) || vbad)
@@ -1128,7 +1133,7 @@ static int enc_plain(struct hx_ctx *c, const void *src, size_t n,
 		return GT_ERR(INVAL);
 	if (!c->enc_ready)
 		prepare_enc(c);
-	if (use_vec(c) && !c->vec_ready)
+	if (use_vec(c, n) && !c->vec_ready)
 		prepare_vec(c);
 	if (split_chunk(c, n))
 		return enc_split(c, src, n, out, dst_cap, dst_len_ret);

@@ -57,13 +57,6 @@ echo "== 1b. gcomp with the optimizer context of a real trace, one thread ($reps
 	--trace samples/lstm_adamw.h5
 "$build/bench_codec" --repeat "$reps" --codec gcomp --codec gcomp:mode=exact --codec huffexp \
 	--synthetic --values 4194304 --optim adam
-echo
-echo "== 1b''. the other traces of small tensors, a block per tensor (mlp_sgd: 10 to 8192 values,"
-echo "   cnn_adam: 8 to 2560), zstd -1 beside them ($reps runs)"
-for t in mlp_sgd cnn_adam; do
-	"$build/bench_codec" --repeat "$reps" --codec huffexp --codec gcomp --codec zstd:level=1 \
-		--trace "samples/$t.h5"
-done
 if grep -q '^flags.* avx2' /proc/cpuinfo; then
 	echo
 	echo "== 1b'. the same with the AVX2 loops (what CPUs without AVX-512 run; targets: gcomp"
@@ -74,6 +67,13 @@ if grep -q '^flags.* avx2' /proc/cpuinfo; then
 	# shellcheck disable=SC2086
 	"$build/bench_codec" --repeat "$reps" $avx2 --synthetic --values 4194304 --optim adam
 fi
+echo
+echo "== 1b''. the other traces of small tensors, a block per tensor (mlp_sgd: 10 to 8192 values,"
+echo "   cnn_adam: 8 to 2560), zstd -1 beside them ($reps runs)"
+for t in mlp_sgd cnn_adam; do
+	"$build/bench_codec" --repeat "$reps" --codec huffexp --codec gcomp --codec zstd:level=1 \
+		--trace "samples/$t.h5"
+done
 
 echo
 echo "== 1c. lossy codecs, one thread ($reps runs): tfp and rangeq (target >= 2000 MB/s"

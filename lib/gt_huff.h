@@ -272,8 +272,9 @@ typedef uint64_t gt_huff_mword(const void *arg, unsigned s, unsigned k, unsigned
  * (a code not in @mc ends them): the OR of @word for each, the bits they
  * take (GT_HUFF_MLEN: bits 0-5, so that x86's shifts, which read six
  * bits of their count, consume them by the entry itself), their count
- * << 6 (GT_HUFF_MCOUNT) and, when @nc_at, the count of symbols below 256
- * among them << @nc_at; 0 when x starts with no code of @mc.  Built per
+ * << 6 (GT_HUFF_MCOUNT) and, when @nc_at (0, or 8 or more: bits 0-7 are
+ * taken), the count of symbols below 256 among them << @nc_at; 0 when x
+ * starts with no code of @mc.  Built per
  * prefix of codes, each entry set once for each code it holds and once
  * before them, not decoded entry by entry.
  */

@@ -463,9 +463,9 @@ dec_lanes_at(const struct hx_ctx *c, struct hx_part *p, const unsigned stride)
 
 /*
  * One lookup of the f32 multi-symbol table in the two-pass decoder: the
- * entry's three slots (and a fourth, 0) stored at *@sp, which advances
- * by the tokens it holds; the slots past those hold junk that later ones
- * overwrite.  A token the table does not hold has the entry 0: nothing
+ * entry's three slots (and a fourth, its bits 56-63: HX_NC_AT's count)
+ * stored at *@sp, which advances by the tokens it holds; the slots past
+ * those hold junk that later ones overwrite.  A token the table does not hold has the entry 0: nothing
  * is consumed, nor stored past *@sp, so the lookups after it find the
  * same entry.  Returns the entry.  x86 only, so little-endian: slot 0
  * goes first.

@@ -944,15 +944,16 @@ static size_t isa_chunk(int isa, const char *opts, const unsigned char *tb, size
 }
 
 /*
- * Plain f32 chunks (fewer than 8192 values: the vector kernel's own
- * loop, then the scalar tail) have the bytes of the portable loops on
- * every isa: exponents out of the kernel's window, runs at every offset,
- * -0.0 with and without a word, a static table's escapes, codes of up
- * to 15 bits.  A value without a code is refused on every isa.
+ * Plain f32 chunks (fewer than 8192 values: from HX_VEC_MIN = 1024 on,
+ * the vector kernel's own loop, then the scalar tail; under it the
+ * scalar loop alone) have the bytes of the portable loops on every isa:
+ * exponents out of the kernel's window, runs at every offset, -0.0 with
+ * and without a word, a static table's escapes, codes of up to 15 bits.
+ * A value without a code is refused on every isa.
  */
 static void test_plain_isa(void)
 {
-	static const size_t ns[] = { 100, 999, 4096, 8191 };
+	static const size_t ns[] = { 100, 1023, 1024, 1500, 4096, 8191 };
 	static const int kinds[] = { 8, 4, 7, 2, 1, 8 };
 	const char *opts[] = { "", "method=gcomp,maxlen=6", "method=pm,maxlen=15", "" };
 	uint32_t *v = malloc(4 * 8191), *w = malloc(4 * 8191);
